@@ -1,0 +1,3 @@
+//! Engines shared by several builtins, so that tools that do the same thing agree.
+
+pub mod args;

@@ -1,0 +1,29 @@
+//! mkfifo: named pipes for the web.
+//!
+//! The path of a Request, from the outside in:
+//!
+//! 1. `js/entry.mjs` (the Worker's entry) routes `/NAME/...`, `/bin/sh` and `/_/...`,
+//!    hands inbound mail to the FIFO's object, and performs passthrough answers.
+//! 2. [`worker`] (wasm32 only) holds the Worker's fetch handler and the Durable Objects:
+//!    one `Fifo` object per FIFO, keeping its envelope, variables and Request log in SQLite.
+//! 3. The object runs the FIFO's envelope: the [`shell`] interprets the script, whose
+//!    commands are the [`builtins`], each a plain function of its arguments and an [`Io`].
+//! 4. Every step of that work is counted against the Request's [`Budget`].
+//!
+//! Everything but [`worker`] is plain Rust with no dependency on the Workers runtime, so
+//! `cargo test` runs it natively, and `mkfifo-sh` runs the same shell on the command line.
+#![forbid(unsafe_code)]
+
+pub mod budget;
+pub mod builtins;
+pub mod error;
+pub mod host;
+pub mod shell;
+
+#[cfg(target_arch = "wasm32")]
+pub mod worker;
+
+pub use budget::Budget;
+pub use builtins::{Ctx, Input};
+pub use error::{Error, Status};
+pub use host::Host;

@@ -1,0 +1,1 @@
+//! The shell: a POSIX sh subset that runs scripts of builtins.

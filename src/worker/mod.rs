@@ -1,0 +1,1 @@
+//! The Workers runtime glue (wasm32 only).

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Differential suite: every generated case runs under the reference tools and under
+mkfifo-sh, and stdout bytes plus exit status must agree.
+
+Generators are the modules tests/diff/gen_*.py. Each defines `cases(rng)`, yielding dicts:
+
+    {"tool": "sed",                 # the builtin the case is about (the report's row)
+     "script": "sed -n 's/a/b/p'",  # run by mkfifo-sh -c
+     "stdin": b"...",               # bytes, optional
+     "ref": "...",                  # optional: the reference script, when it is not `script`
+     "env": {"TZ": "UTC"}}          # optional, for both sides
+
+and may set THRESHOLD (the pass rate it must reach, default 0.99). The reference runs as
+`bash -c` with LC_ALL=C, with bash's own echo, printf, test and [ disabled so that GNU
+coreutils answer, and with the reference jq 1.7.1 and rclone first on PATH. mkfifo-sh
+runs every case in one process (`--batch`).
+
+Known differences are listed in tests/diff/known.txt, one per line:
+    TOOL <TAB> REGEX (searched in the script) <TAB> reason
+They still count as failures; the report lists them with their reason.
+
+Usage: run.py [--only TOOL[,TOOL]] [--gen NAME] [--bin PATH] [--jobs N] [--report FILE] [--show N]
+"""
+import argparse
+import base64
+import concurrent.futures
+import importlib.util
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SEED = 20261130
+PRELUDE = "enable -n echo printf test '['\n"
+REF_TIMEOUT = 20
+
+
+def load_generators(only_gen):
+    gens = []
+    for path in sorted(HERE.glob("gen_*.py")):
+        name = path.stem[4:]
+        if only_gen and name not in only_gen:
+            continue
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        gens.append((name, mod))
+    return gens
+
+
+def load_known():
+    known = []
+    path = HERE / "known.txt"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            tool, pattern, reason = line.split("\t", 2)
+            known.append((tool, re.compile(pattern), reason))
+    return known
+
+
+def reference_env(extra):
+    env = {
+        "PATH": os.environ.get("MKFIFO_REF_PATH", "") + ":/usr/local/bin:/usr/bin:/bin",
+        "LC_ALL": "C",
+        "TZ": "UTC",
+        "HOME": "/nonexistent",
+    }
+    env.update(extra or {})
+    return env
+
+
+def run_reference(case):
+    script = case.get("ref", case["script"])
+    try:
+        p = subprocess.run(
+            ["bash", "-c", PRELUDE + script],
+            input=case.get("stdin", b""),
+            capture_output=True,
+            env=reference_env(case.get("env")),
+            timeout=REF_TIMEOUT,
+        )
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return None, b"", b"timeout"
+
+
+def b64(data):
+    return base64.b64encode(data).decode()
+
+
+def run_ours(binary, cases):
+    lines = []
+    for case in cases:
+        req = {"script": b64(case["script"].encode()), "stdin": b64(case.get("stdin", b""))}
+        if case.get("env"):
+            req["env"] = {k: b64(v.encode()) for k, v in case["env"].items()}
+        lines.append(json.dumps(req))
+    p = subprocess.run(
+        [binary, "--batch"], input=("\n".join(lines) + "\n").encode(), capture_output=True
+    )
+    if p.returncode != 0:
+        sys.exit(f"mkfifo-sh --batch failed ({p.returncode}):\n{p.stderr.decode(errors='replace')}")
+    out = []
+    for line in p.stdout.decode().splitlines():
+        r = json.loads(line)
+        out.append((r["status"], base64.b64decode(r["stdout"]), base64.b64decode(r["stderr"])))
+    if len(out) != len(cases):
+        sys.exit(f"mkfifo-sh --batch answered {len(out)} of {len(cases)} cases")
+    return out
+
+
+def show(data):
+    return repr(data[:400]) + ("..." if len(data) > 400 else "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", help="comma-separated tools to report")
+    ap.add_argument("--gen", help="comma-separated generators to run (gen_NAME.py)")
+    ap.add_argument("--bin", default=str(ROOT / "target/native/mkfifo-sh"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--report", help="write the table as Markdown to this file")
+    ap.add_argument("--show", type=int, default=3, help="failures to print per tool")
+    args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    only_gen = set(args.gen.split(",")) if args.gen else None
+
+    cases, thresholds = [], {}
+    for name, mod in load_generators(only_gen):
+        rng = random.Random(f"{SEED}-{name}")
+        for case in mod.cases(rng):
+            if only and case["tool"] not in only:
+                continue
+            case["gen"] = name
+            thresholds[case["tool"]] = getattr(mod, "THRESHOLD", 0.99)
+            cases.append(case)
+    if not cases:
+        sys.exit("no cases")
+    known = load_known()
+
+    t0 = time.time()
+    ours = run_ours(args.bin, cases)
+    t1 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        refs = list(pool.map(run_reference, cases, chunksize=16))
+    t2 = time.time()
+
+    fail_dir = ROOT / "target/diff"
+    fail_dir.mkdir(parents=True, exist_ok=True)
+    stats = {}
+    failures = {}
+    for i, (case, mine, ref) in enumerate(zip(cases, ours, refs)):
+        tool = case["tool"]
+        s = stats.setdefault(tool, {"cases": 0, "pass": 0, "known": 0})
+        s["cases"] += 1
+        if ref[0] is not None and mine[0] == ref[0] and mine[1] == ref[1]:
+            s["pass"] += 1
+            continue
+        reason = next((r for t, pat, r in known if t == tool and pat.search(case["script"])), None)
+        if reason:
+            s["known"] += 1
+        failures.setdefault(tool, []).append((i, case, mine, ref, reason))
+
+    for tool, fails in failures.items():
+        with open(fail_dir / f"{tool}.failed", "w") as f:
+            for i, case, mine, ref, reason in fails:
+                f.write(f"### case {i} ({case['gen']}){' KNOWN: ' + reason if reason else ''}\n")
+                f.write(f"script: {case['script']!r}\n")
+                if "ref" in case:
+                    f.write(f"ref:    {case['ref']!r}\n")
+                f.write(f"stdin:  {show(case.get('stdin', b''))}\n")
+                f.write(f"ours:   status {mine[0]} stdout {show(mine[1])} stderr {show(mine[2])}\n")
+                f.write(f"ref:    status {ref[0]} stdout {show(ref[1])} stderr {show(ref[2])}\n\n")
+
+    rows = ["| tool | cases | pass | known differences | other failures | pass rate |",
+            "|---|---:|---:|---:|---:|---:|"]
+    ok = True
+    total = passed = 0
+    for tool in sorted(stats):
+        s = stats[tool]
+        rate = s["pass"] / s["cases"]
+        other = s["cases"] - s["pass"] - s["known"]
+        total += s["cases"]
+        passed += s["pass"]
+        mark = "" if rate >= thresholds[tool] else " (below target)"
+        if mark:
+            ok = False
+        rows.append(f"| {tool} | {s['cases']} | {s['pass']} | {s['known']} | {other} | {rate:.2%}{mark} |")
+    rows.append(f"| **all** | {total} | {passed} | | | {passed / total:.2%} |")
+    table = "\n".join(rows)
+    print(table)
+    print(f"\nmkfifo-sh: {t1 - t0:.1f} s for {len(cases)} cases; reference: {t2 - t1:.1f} s")
+    for tool, fails in sorted(failures.items()):
+        unexplained = [f for f in fails if not f[4]]
+        for i, case, mine, ref, _ in unexplained[: args.show]:
+            print(f"\nFAIL {tool} case {i}: {case['script']!r} stdin={show(case.get('stdin', b''))}")
+            print(f"  ours: {mine[0]} {show(mine[1])} {show(mine[2])}")
+            print(f"  ref:  {ref[0]} {show(ref[1])} {show(ref[2])}")
+    if failures:
+        print(f"\nall failures: {fail_dir}/TOOL.failed")
+    if args.report:
+        Path(args.report).write_text(table + "\n")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
