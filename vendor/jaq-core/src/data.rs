@@ -39,6 +39,19 @@ pub trait DataT: 'static {
 pub trait HasLut<'a, D: DataT + ?Sized> {
     /// Return the LUT.
     fn lut(&self) -> &'a Lut<D>;
+
+    /// (mkfifo patch) Called each time a defined filter is called. Returning `false` stops
+    /// the evaluation with an error that `try` cannot catch (see [`crate::Error::abort`]).
+    /// Embedders use it to count steps and to watch the stack.
+    fn enter(&self) -> bool {
+        true
+    }
+
+    /// (mkfifo patch) Called each time a value is pulled out of a called filter; like
+    /// [`Self::enter`], `false` stops the evaluation.
+    fn pull(&self) -> bool {
+        true
+    }
 }
 
 /// Filters that process `V` and take only LUT as data.

@@ -4,6 +4,9 @@ use crate::{compile::TermId, filter::Vars, RcList};
 use alloc::{boxed::Box, string::String, string::ToString, vec::Vec};
 use core::fmt::{self, Display};
 
+/// (mkfifo patch) The halt code of an aborted evaluation (see [`Error::abort`]).
+pub const ABORT: i32 = i32::MIN;
+
 /// Exception.
 ///
 /// This is either an error, a runtime halt, or control flow data internal to jaq.
@@ -64,6 +67,11 @@ impl<V> Exn<'_, V> {
         }
     }
 
+    /// (mkfifo patch) Whether the exception is an abort (see [`Error::abort`]).
+    pub fn is_abort(&self) -> bool {
+        matches!(self.0, Inner::Halt(ABORT))
+    }
+
     /// Create an exception intended to halt filter execution.
     ///
     /// This is used by the `halt/1` filter.
@@ -74,7 +82,11 @@ impl<V> Exn<'_, V> {
 
 impl<V> From<Error<V>> for Exn<'_, V> {
     fn from(e: Error<V>) -> Self {
-        Exn(Inner::Err(Box::new(e)))
+        if e.is_abort() {
+            Exn(Inner::Halt(ABORT))
+        } else {
+            Exn(Inner::Err(Box::new(e)))
+        }
     }
 }
 
@@ -94,10 +106,21 @@ impl<V> Error<V> {
         Self(Part::Val(v))
     }
 
+    /// (mkfifo patch) An error that ends the whole evaluation: turned into an exception
+    /// that `try`, `?` and `//` do not catch. Embedders use it for resource limits.
+    pub fn abort() -> Self {
+        Self(Part::Str(Vec::new()))
+    }
+
+    /// (mkfifo patch) Whether this error was made by [`Self::abort`].
+    pub fn is_abort(&self) -> bool {
+        matches!(&self.0, Part::Str(parts) if parts.is_empty())
+    }
+
     /// Create a path expression error.
     pub fn path_expr(v: V) -> Self {
         Self(Part::Str(Vec::from([
-            Part::Str("invalid path expression with input "),
+            Part::Str("Invalid path expression with result "),
             Part::Val(v),
         ])))
     }

@@ -3,7 +3,7 @@
 use crate::box_iter::{self, box_once, flat_map_then, flat_map_then_with, flat_map_with, map_with};
 use crate::compile::{Bind, CallType, Fold, Pattern, Term as Ast, TermId as Id};
 use crate::data::{DataT, HasLut};
-use crate::fold::fold;
+use crate::fold::{fold, fold_last};
 use crate::val::{ValR, ValT, ValX, ValXs};
 use crate::{exn, rc_lazy_list, Bind as Arg, Error, Exn, RcList};
 use alloc::boxed::Box;
@@ -273,16 +273,21 @@ fn fold_run<'a, D: DataT, T: Clone + 'a>(
     update: &'a Id,
     fold_type: &'a Fold<Id>,
     run: IdRunFn<'a, D, T>,
+    null: fn() -> ValX<'a, T, D::V<'a>>,
 ) -> ValXs<'a, T, D::V<'a>> {
+    // (mkfifo patch) jq 1.7: the state goes on with the last output of the update
+    // (null when it has none), and `foreach` extracts every output
     let init = run(init, cv.clone());
     let update = move |ctx, v| run(update, (ctx, v));
     let inner = |_, y: &T| Some(y.clone());
     let inner_proj = |ctx, y: &T| Some((ctx, y.clone()));
     flat_map_then_with(init, xs, move |i, xs| match fold_type {
-        Fold::Reduce => Box::new(fold(xs, i, update, |_| (), |_, _| None, Some)),
-        Fold::Foreach(None) => Box::new(fold(xs, i, update, |_| (), inner, |_| None)),
+        Fold::Reduce => Box::new(fold_last(xs, i, update, |_| (), |_, _| None, Some, null)),
+        Fold::Foreach(None) => {
+            Box::new(fold_last(xs, i, update, |_| (), inner, |_| None, null))
+        }
         Fold::Foreach(Some(proj)) => flat_map_then(
-            fold(xs, i, update, |ctx| ctx.clone(), inner_proj, |_| None),
+            fold_last(xs, i, update, |ctx| ctx.clone(), inner_proj, |_| None, null),
             move |(ctx, y)| run(proj, (ctx, y)),
         ),
     })
@@ -416,6 +421,47 @@ fn recurse_update<'a, V: ValT + 'a>(v: V, f: &dyn Update<'a, V>) -> ValXs<'a, V>
     box_iter::then(v.map_values(Optional, |v| recurse_update(v, f)), f)
 }
 
+/// (mkfifo patch) Calls [`HasLut::pull`] before each value pulled out of a called filter.
+struct Guarded<G, I> {
+    data: G,
+    inner: I,
+}
+
+impl<'a, T, V, G: HasLutPull, I: Iterator<Item = ValX<'a, T, V>>> Iterator for Guarded<G, I> {
+    type Item = ValX<'a, T, V>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.data.pull_ok() {
+            return Some(Err(Exn::from(Error::abort())));
+        }
+        self.inner.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+trait HasLutPull {
+    fn pull_ok(&self) -> bool;
+}
+
+struct PullOf<'a, D: DataT>(D::Data<'a>);
+
+impl<'a, D: DataT> HasLutPull for PullOf<'a, D> {
+    fn pull_ok(&self) -> bool {
+        self.0.pull()
+    }
+}
+
+fn guarded<'a, D: DataT, T: 'a>(
+    data: D::Data<'a>,
+    inner: ValXs<'a, T, D::V<'a>>,
+) -> ValXs<'a, T, D::V<'a>> {
+    Box::new(Guarded {
+        data: PullOf::<D>(data),
+        inner,
+    })
+}
+
 /// A filter which is implemented using function pointers.
 pub struct Native<D: DataT + ?Sized> {
     run: RunPtr<D>,
@@ -537,14 +583,16 @@ impl Id {
                     Box::new(r.run(cv).map(|r| Ok(D::V::from(r?.as_bool()))))
                 }
             }),
-            Ast::Math(l, op, r) => Box::new(cartesian(l, r, cv).map(|(x, y)| Ok(op.run(x?, y?)?))),
+            // (mkfifo patch) jq runs the right operand in the outer loop
+            Ast::Math(l, op, r) => Box::new(cartesian(r, l, cv).map(|(y, x)| Ok(op.run(x?, y?)?))),
             Ast::Cmp(l, op, r) => {
-                Box::new(cartesian(l, r, cv).map(|(x, y)| Ok(D::V::from(op.run(&x?, &y?)))))
+                Box::new(cartesian(r, l, cv).map(|(y, x)| Ok(D::V::from(op.run(&x?, &y?)))))
             }
 
             Ast::Fold(xs, pat, init, update, fold_type) => {
                 let xs = rc_lazy_list::List::from_iter(run_and_bind(xs, cv.clone(), pat));
-                fold_run(xs, cv, init, update, fold_type, |f, cv| f.run(cv))
+                let null = || Ok(D::V::null());
+                fold_run(xs, cv, init, update, fold_type, |f, cv| f.run(cv), null)
             }
             Ast::Var(v) => match cv.0.vars.get(*v).unwrap() {
                 Bind::Var(v) => box_once(Ok(v.clone())),
@@ -553,6 +601,10 @@ impl Id {
             },
             Ast::CallDef(id, args, skip, call_typ) => {
                 let data = cv.0.data.clone();
+                if !data.enter() {
+                    return box_once(Err(Exn::from(Error::abort())));
+                }
+                let guard = data.clone();
                 let with_vars = move |vars| Ctx {
                     vars,
                     data: data.clone(),
@@ -560,7 +612,7 @@ impl Id {
                 };
                 let cvs = bind_vars(args, cv.0.clone().skip_vars(*skip), cv, Clone::clone);
                 let (into, from) = (exn::CallInput::Run, exn::CallInput::unwrap_run);
-                def_run(id, call_typ, cvs, Id::run, with_vars, into, from)
+                guarded::<D, _>(guard, def_run(id, call_typ, cvs, Id::run, with_vars, into, from))
             }
             Ast::Native(id, args) => {
                 let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, Clone::clone);
@@ -576,16 +628,21 @@ impl Id {
     /// In particular, `v | path(f)` in context `c` yields the same paths as
     /// `f.paths((c, (v, Default::default())))`.
     pub fn paths<'a, D: DataT>(&self, cv: Cvp<'a, D>) -> ValPathXs<'a, D::V<'a>> {
-        let err = |v| box_once(Err(Exn::from(Error::path_expr(v))));
         let proj_cv = |cv: &Cvp<'a, D>| (cv.0.clone(), cv.1 .0.clone());
         let proj_val = |(val, _path): &(D::V<'a>, _)| val.clone();
+        // (mkfifo patch) like jq, report the value that a non-path term yields
+        let err = |cv: Cvp<'a, D>| -> ValPathXs<'a, D::V<'a>> {
+            Box::new(self.run((cv.0, cv.1 .0)).map(|y| {
+                Err(y.map_or_else(|e| e, |v| Exn::from(Error::path_expr(v))))
+            }))
+        };
         match &cv.0.lut().terms[self.0] {
-            Ast::ToString => err(cv.1 .0),
-            Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => err(cv.1 .0),
-            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => err(cv.1 .0),
-            Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => err(cv.1 .0),
-            Ast::Update(..) | Ast::Assign(..) => err(cv.1 .0),
-            Ast::UpdateMath(..) | Ast::UpdateAlt(..) => err(cv.1 .0),
+            Ast::ToString => err(cv),
+            Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => err(cv),
+            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => err(cv),
+            Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => err(cv),
+            Ast::Update(..) | Ast::Assign(..) => err(cv),
+            Ast::UpdateMath(..) | Ast::UpdateAlt(..) => err(cv),
             Ast::Id => box_once(Ok(cv.1)),
             Ast::Recurse => recurse_run(cv.1, &|(v, p)| {
                 v.key_values()
@@ -629,16 +686,21 @@ impl Id {
                 })
             }
             Ast::Var(v) => match cv.0.vars.get(*v).unwrap() {
-                Bind::Var(_) => err(cv.1 .0),
+                Bind::Var(x) => box_once(Err(Exn::from(Error::path_expr(x.clone())))),
                 Bind::Fun(l) => l.0.paths((cv.0.with_vars(l.1.clone()), cv.1)),
                 Bind::Label(l) => box_once(Err(Exn(exn::Inner::Break(*l)))),
             },
             Ast::Fold(xs, pat, init, update, fold_type) => {
                 let xs = rc_lazy_list::List::from_iter(run_and_bind(xs, proj_cv(&cv), pat));
-                fold_run(xs, cv, init, update, fold_type, |f, cv| f.paths(cv))
+                let null = || Err(Exn::from(Error::path_expr(D::V::null())));
+                fold_run(xs, cv, init, update, fold_type, |f, cv| f.paths(cv), null)
             }
             Ast::CallDef(id, args, skip, call_typ) => {
                 let data = cv.0.data.clone();
+                if !data.enter() {
+                    return box_once(Err(Exn::from(Error::abort())));
+                }
+                let guard = data.clone();
                 let with_vars = move |vars| Ctx {
                     vars,
                     data: data.clone(),
@@ -646,7 +708,7 @@ impl Id {
                 };
                 let cvs = bind_vars(args, cv.0.clone().skip_vars(*skip), cv, proj_val);
                 let (into, from) = (exn::CallInput::Paths, exn::CallInput::unwrap_paths);
-                def_run(id, call_typ, cvs, Id::paths, with_vars, into, from)
+                guarded::<D, _>(guard, def_run(id, call_typ, cvs, Id::paths, with_vars, into, from))
             }
             Ast::Label(id) => label_run(cv, |cv| id.paths(cv)),
             Ast::Native(id, args) => {

@@ -53,3 +53,48 @@ pub(crate) fn fold<'a, T: 'a, TC: Clone + 'a, U: 'a, UC: 'a, E: 'a>(
         }
     })
 }
+
+/// (mkfifo patch) Like [`fold`], with jq 1.7's semantics for an update that yields
+/// several values or none: each output is passed to `inner`, but only the last one
+/// becomes the next state; an update without output makes the state `null()`.
+pub(crate) fn fold_last<'a, T: 'a, TC: Clone + 'a, U: 'a, UC: 'a, E: 'a>(
+    xs: impl Iterator<Item = Result<T, E>> + 'a,
+    init: U,
+    f: impl Fn(T, U) -> Results<'a, U, E> + 'a,
+    tc: impl Fn(&T) -> TC + 'a,
+    inner: impl Fn(TC, &U) -> Option<UC> + 'a,
+    outer: impl Fn(U) -> Option<UC> + 'a,
+    null: impl Fn() -> Result<U, E> + 'a,
+) -> impl Iterator<Item = Result<UC, E>> + 'a {
+    enum State<'a, X, Y, E> {
+        Input(Y),
+        Output(X, Results<'a, Y, E>, Option<Y>),
+        Done,
+    }
+    let mut xs = xs;
+    let mut state = State::<TC, U, E>::Input(init);
+    core::iter::from_fn(move || loop {
+        match core::mem::replace(&mut state, State::Done) {
+            State::Done => return None,
+            State::Input(y) => match xs.next() {
+                None => return outer(y).map(Ok),
+                Some(Ok(x)) => state = State::Output(tc(&x), f(x, y), None),
+                Some(Err(e)) => return Some(Err(e)),
+            },
+            State::Output(x, mut ys, last) => match ys.next() {
+                None => match last.map_or_else(&null, Ok) {
+                    Ok(y) => state = State::Input(y),
+                    Err(e) => return Some(Err(e)),
+                },
+                Some(Ok(y)) => {
+                    let out = inner(x.clone(), &y);
+                    state = State::Output(x, ys, Some(y));
+                    if let Some(out) = out {
+                        return Some(Ok(out));
+                    }
+                }
+                Some(Err(e)) => return Some(Err(e)),
+            },
+        }
+    })
+}

@@ -66,7 +66,7 @@ mod stack;
 pub mod val;
 
 pub use data::DataT;
-pub use exn::{Error, Exn};
+pub use exn::{Error, Exn, ABORT};
 pub use filter::{Ctx, Cv, Native, PathsPtr, RunPtr, UpdatePtr, Vars};
 pub use val::{unwrap_valr, ValR, ValT, ValX, ValXs};
 

@@ -2,7 +2,7 @@
 
 use crate::box_iter::{box_once, flat_map_with, map_with, then, BoxIter};
 use crate::val::{ValRs, ValT, ValX, ValXs};
-use crate::RcList;
+use crate::{Error, RcList};
 use alloc::{boxed::Box, vec::Vec};
 
 /// Path such as `.[].a?[1:]`.
@@ -103,7 +103,8 @@ fn run<'a, V: 'a, T: 'a>(
 ) -> ValRs<'a, T, V> {
     if let Some((part, opt)) = iter.next() {
         let essential = matches!(opt, Opt::Essential);
-        let ys = f(part, val).filter(move |v| essential || v.is_ok());
+        // (mkfifo patch) an abort passes even an optional part
+        let ys = f(part, val).filter(move |v| essential || v.as_ref().map_or_else(Error::is_abort, |_| true));
         flat_map_with(ys, iter, move |v, iter| then(v, |v| run(iter, v, f)))
     } else {
         box_once(Ok(val))

@@ -69,6 +69,10 @@ pub trait ValT:
     + Rem<Output = ValR<Self>>
     + Neg<Output = ValR<Self>>
 {
+    /// (mkfifo patch) The null value: the state of `reduce` and `foreach` after an update
+    /// without output.
+    fn null() -> Self;
+
     /// Create a number from a string.
     ///
     /// The number should adhere to the format accepted by [`f64::from_str`].
