@@ -18,6 +18,7 @@ pub mod budget;
 pub mod builtins;
 pub mod error;
 pub mod host;
+pub mod jq;
 pub mod shell;
 
 #[cfg(target_arch = "wasm32")]
