@@ -170,7 +170,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                             return usage_error(
                                 ctx,
                                 &prog,
-                                &format!("Invalid JSON text passed to --argjson"),
+                                "Invalid JSON text passed to --argjson",
                             );
                         }
                     }

@@ -219,10 +219,13 @@ fn offset_in(code: &str, part: &str) -> usize {
     }
 }
 
+/// A program and the names of its global variables.
+type CacheKey = (String, Vec<String>);
+
 /// Compiled programs, most recently used last.
 #[derive(Default)]
 pub struct Cache {
-    entries: VecDeque<((String, Vec<String>), Rc<Filter>)>,
+    entries: VecDeque<(CacheKey, Rc<Filter>)>,
 }
 
 /// How many compiled programs the cache keeps.

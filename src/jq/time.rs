@@ -276,7 +276,7 @@ pub fn strftime(v: &Val, fmt: &Val, _local: bool) -> ValR<Val, Val> {
 
 pub fn strptime(v: &Val, fmt: &Val) -> ValR<Val, Val> {
     let Val::Str(s) = v else {
-        return err(format!("strptime/1 requires string inputs and arguments"));
+        return err("strptime/1 requires string inputs and arguments");
     };
     let Val::Str(f) = fmt else {
         return err("strptime/1 requires string inputs and arguments");

@@ -427,7 +427,7 @@ impl From<bool> for Val {
 
 impl From<isize> for Val {
     fn from(n: isize) -> Val {
-        if n.unsigned_abs() <= (1usize << 53) {
+        if (n.unsigned_abs() as u64) <= (1u64 << 53) {
             Val::Num(n as f64)
         } else {
             Val::from_literal(&n.to_string())
