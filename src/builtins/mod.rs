@@ -15,6 +15,7 @@ pub mod common;
 mod cat;
 mod echo;
 mod false_;
+mod printf;
 mod true_;
 
 use std::any::{Any, TypeId};
@@ -34,6 +35,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("cat", cat::run),
     ("echo", echo::run),
     ("false", false_::run),
+    ("printf", printf::run),
     ("true", true_::run),
 ];
 
