@@ -16,6 +16,7 @@ mod cat;
 mod echo;
 mod false_;
 mod printf;
+mod seq;
 mod true_;
 
 use std::any::{Any, TypeId};
@@ -36,6 +37,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("echo", echo::run),
     ("false", false_::run),
     ("printf", printf::run),
+    ("seq", seq::run),
     ("true", true_::run),
 ];
 
