@@ -12,7 +12,10 @@
 
 pub mod common;
 
+mod cat;
+mod echo;
 mod false_;
+mod printf;
 mod sed;
 mod true_;
 
@@ -30,7 +33,10 @@ pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 
 /// Every builtin by name, sorted by name for [`lookup`].
 pub static TABLE: &[(&str, Run)] = &[
+    ("cat", cat::run),
+    ("echo", echo::run),
     ("false", false_::run),
+    ("printf", printf::run),
     ("sed", sed::run),
     ("true", true_::run),
 ];

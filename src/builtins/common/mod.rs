@@ -1,4 +1,7 @@
 //! Engines shared by several builtins, so that tools that do the same thing agree.
 
 pub mod args;
+pub mod float;
+pub mod format;
+pub mod quote;
 pub mod regex;
