@@ -13,6 +13,9 @@
 pub mod common;
 
 mod b2sum;
+mod base32;
+mod base64;
+mod basenc;
 mod false_;
 mod hmac;
 mod md5sum;
@@ -38,6 +41,9 @@ pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 /// Every builtin by name, sorted by name for [`lookup`].
 pub static TABLE: &[(&str, Run)] = &[
     ("b2sum", b2sum::run),
+    ("base32", base32::run),
+    ("base64", base64::run),
+    ("basenc", basenc::run),
     ("false", false_::run),
     ("hmac", hmac::run),
     ("md5sum", md5sum::run),

@@ -389,7 +389,10 @@ pub fn quote_name(name: &[u8]) -> String {
     let mut s = String::new();
     let mut i = 0;
     while i < name.len() {
-        let run = name[i..].iter().take_while(|&&b| plain(b) == plain(name[i])).count();
+        let run = name[i..]
+            .iter()
+            .take_while(|&&b| plain(b) == plain(name[i]))
+            .count();
         let piece = &name[i..i + run];
         if plain(name[i]) {
             s.push('\'');
@@ -770,14 +773,20 @@ mod tests {
         // Expected values printed by GNU coreutils 9.1.
         let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
         assert_eq!(out(&["sha256sum"], b"abc"), (0, format!("{abc}  -\n")));
-        assert_eq!(out(&["sha256sum", "-b"], b"abc"), (0, format!("{abc} *-\n")));
+        assert_eq!(
+            out(&["sha256sum", "-b"], b"abc"),
+            (0, format!("{abc} *-\n"))
+        );
         assert_eq!(
             out(&["sha256sum", "--tag"], b"abc"),
             (0, format!("SHA256 (-) = {abc}\n"))
         );
         assert_eq!(
             out(&["b2sum", "--tag", "-l", "128"], b"abc"),
-            (0, "BLAKE2b-128 (-) = cf4ab791c62b8d2b2109c90275287816\n".into())
+            (
+                0,
+                "BLAKE2b-128 (-) = cf4ab791c62b8d2b2109c90275287816\n".into()
+            )
         );
         assert_eq!(
             out(&["md5sum", "--tag"], b"abc"),

@@ -1,4 +1,5 @@
 //! Engines shared by several builtins, so that tools that do the same thing agree.
 
 pub mod args;
+pub mod baseenc;
 pub mod digest;
