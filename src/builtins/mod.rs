@@ -19,6 +19,8 @@ mod basenc;
 mod false_;
 mod hmac;
 mod md5sum;
+mod scrypt;
+mod secretbox;
 mod sha1sum;
 mod sha224sum;
 mod sha256sum;
@@ -47,6 +49,8 @@ pub static TABLE: &[(&str, Run)] = &[
     ("false", false_::run),
     ("hmac", hmac::run),
     ("md5sum", md5sum::run),
+    ("scrypt", scrypt::run),
+    ("secretbox", secretbox::run),
     ("sha1sum", sha1sum::run),
     ("sha224sum", sha224sum::run),
     ("sha256sum", sha256sum::run),
