@@ -164,7 +164,7 @@ fn rclone_crypt_files() {
         assert_eq!(r.status, 1, "{name}");
         assert_eq!(r.stderr_str(), format!("secretbox: {reason}\n"), "{name}");
         std::fs::write(enc.join(format!("broken-{name}.bin")), &data).unwrap();
-        if key == &wrong_key {
+        if *key == wrong_key {
             continue; // rclone has the right key: that file is fine for it
         }
         let out = rc.cmd(&["cat", &format!("c:broken-{name}")]);
