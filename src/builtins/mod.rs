@@ -16,9 +16,12 @@ mod b2sum;
 mod base32;
 mod base64;
 mod basenc;
+mod cat;
+mod echo;
 mod false_;
 mod hmac;
 mod md5sum;
+mod printf;
 mod scrypt;
 mod secretbox;
 mod sha1sum;
@@ -46,9 +49,12 @@ pub static TABLE: &[(&str, Run)] = &[
     ("base32", base32::run),
     ("base64", base64::run),
     ("basenc", basenc::run),
+    ("cat", cat::run),
+    ("echo", echo::run),
     ("false", false_::run),
     ("hmac", hmac::run),
     ("md5sum", md5sum::run),
+    ("printf", printf::run),
     ("scrypt", scrypt::run),
     ("secretbox", secretbox::run),
     ("sha1sum", sha1sum::run),

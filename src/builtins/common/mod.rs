@@ -3,3 +3,6 @@
 pub mod args;
 pub mod baseenc;
 pub mod digest;
+pub mod float;
+pub mod format;
+pub mod quote;
