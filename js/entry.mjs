@@ -19,12 +19,23 @@ const ACCEL_HEADER_PREFIX = "x-accel-header-";
 // A Rust panic traps the wasm instance inside a microtask, so the promise of the call
 // never settles. The panic hook calls __onRustPanic; every call in flight is rejected so
 // that the client gets a 503 at once.
+// The instance's memory may be left inconsistent by the panic, so the next call starts a
+// fresh instance.
 const inflight = new Set();
+let resetPending = false;
 globalThis.__onRustPanic = (message) => {
   const err = new Error(`internal error: ${message}`);
   for (const reject of inflight) reject(err);
   inflight.clear();
+  resetPending = true;
 };
+
+function freshAfterPanic() {
+  if (resetPending) {
+    resetPending = false;
+    wasm.__wbg_reset_state();
+  }
+}
 
 function guarded(promise) {
   let reject;
@@ -34,7 +45,7 @@ function guarded(promise) {
 }
 
 function unavailable(err) {
-  const cause = (err && err.message) || String(err);
+  const cause = ((err && err.message) || String(err)).replace(/\s*\n\s*/g, " ");
   return new Response(`503 Service Unavailable: ${cause}\n`, {
     status: 503,
     headers: { "Retry-After": "1", "Content-Type": "text/plain; charset=utf-8" },
@@ -63,11 +74,16 @@ function durableObject(Base) {
       this.#instance = wasm.__worker_init_state().instanceId;
     }
     #call(name, args) {
+      freshAfterPanic();
       if (this.#instance !== wasm.__worker_init_state().instanceId) this.#build();
       return guarded(Promise.resolve().then(() => this.#inner[name](...args)));
     }
     fetch(...a) {
-      return this.#call("fetch", a).catch(unavailable);
+      return this.#call("fetch", a).catch((err) => {
+        const resp = unavailable(err);
+        resp.headers.set("x-mkfifo-object", "1"); // an answer of ours, passed on as it is
+        return resp;
+      });
     }
     alarm(...a) {
       return this.#call("alarm", a);
@@ -109,6 +125,19 @@ function fifoStub(env, name) {
   return env.FIFO.get(env.FIFO.idFromName(name));
 }
 
+// Every answer of the object's own code carries x-mkfifo-object; an answer without it
+// comes from the platform (the object crashed or was reset) and becomes a 503.
+async function callFifo(env, name, request) {
+  const resp = await fifoStub(env, name).fetch(request);
+  if (!resp.headers.has("x-mkfifo-object")) {
+    const text = await resp.text();
+    throw new Error(`FIFO ${name} failed: ${resp.status} ${text.trim() || resp.statusText}`);
+  }
+  const headers = new Headers(resp.headers);
+  headers.delete("x-mkfifo-object");
+  return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers });
+}
+
 // The object answered with X-Accel-Redirect: make that request and stream its reply to
 // the client unchanged (status, headers, body), so the bytes never enter WebAssembly.
 async function passthrough(resp) {
@@ -145,7 +174,7 @@ async function toFifo(request, env, name) {
     body: detachedBody(request),
     redirect: "manual",
   });
-  const resp = await fifoStub(env, name).fetch(inner);
+  const resp = await callFifo(env, name, inner);
   return resp.headers.has("x-accel-redirect") ? passthrough(resp) : resp;
 }
 
@@ -169,15 +198,23 @@ async function toRust(request, env, ctx) {
   const body = request.body ? await request.arrayBuffer() : null;
   if (body && body.byteLength > MAX_API_BODY_BYTES) return plain(413, `at most ${MAX_API_BODY_BYTES >> 10} KiB here`);
   const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request), body });
+  freshAfterPanic();
   return guarded(wasm.fetch(inner, env, ctx));
 }
 
 async function route(request, env, ctx) {
   const url = new URL(request.url);
   const first = decodeURIComponent(url.pathname.split("/")[1] || "");
+  if (url.pathname.startsWith("/_/fault/fifo/") && env.MKFIFO_FAULTS === "1") {
+    // Tests only: crash FIFO NAME's object the way a bug would.
+    const name = url.pathname.slice("/_/fault/fifo/".length);
+    const headers = { "x-mkfifo-op": "fault", "x-mkfifo-fifo": name };
+    return callFifo(env, name, new Request("https://fifo.internal/fault", { headers }));
+  }
   if (first === "_") return toRust(request, env, ctx);
   if (url.pathname === "/bin/sh") return shell(request, env, ctx);
   if (first === "") return plain(404, "not found");
+  freshAfterPanic();
   const problem = wasm.fifoNameError(first);
   if (problem) return plain(problem.includes("reserved") ? 404 : 400, problem);
   return toFifo(request, env, first);
@@ -202,6 +239,7 @@ export default {
   // Inbound mail: NAME@DOMAIN (or NAME+tag@DOMAIN) is a Request to FIFO NAME.
   async email(message, env) {
     const name = message.to.split("@")[0].toLowerCase().split("+")[0];
+    freshAfterPanic();
     const problem = wasm.fifoNameError(name);
     if (problem) {
       message.setReject(`no such FIFO: ${problem}`);
@@ -209,7 +247,8 @@ export default {
     }
     let resp;
     try {
-      resp = await fifoStub(env, name).fetch(`https://fifo.internal/${name}/`, {
+      const url = `https://fifo.internal/${name}/`;
+      resp = await callFifo(env, name, new Request(url, {
         method: "POST",
         body: message.raw,
         headers: {
@@ -222,12 +261,12 @@ export default {
           "x-mkfifo-request-id": crypto.randomUUID(),
           "x-mkfifo-hops": "0",
         },
-      });
+      }));
     } catch (err) {
       message.setReject(`temporarily unavailable: ${(err && err.message) || err}`);
       return;
     }
     const text = await resp.text();
-    if (!resp.ok) message.setReject(`${name}: ${resp.status} ${text.trim()}`);
+    if (!resp.ok) message.setReject(`${name}: ${text.trim()}`);
   },
 };

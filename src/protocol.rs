@@ -21,6 +21,10 @@ pub const MAIL_TO: &str = "x-mkfifo-mail-to";
 /// An operation of the JSON API on the object (see `worker::api`); absent for a Request.
 pub const OP: &str = "x-mkfifo-op";
 
+/// Marks every answer of a Fifo object's own code; an answer without it comes from the
+/// platform (a crashed object) and becomes a 503.
+pub const OBJECT: &str = "x-mkfifo-object";
+
 /// Passthrough: the URL the entry module fetches and streams back to the client.
 pub const ACCEL_REDIRECT: &str = "x-accel-redirect";
 /// Passthrough: the method of that request (default GET).

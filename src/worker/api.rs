@@ -53,7 +53,31 @@ pub async fn handle(mut req: Request, env: &Env, rest: &str) -> Answer {
     let url = req.url()?;
     let inner = Request::new_with_init(url.as_str(), &init)?;
     let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
-    Ok(stub.fetch_with_request(inner).await?)
+    let mut resp = stub.fetch_with_request(inner).await?;
+    if resp.headers().get(protocol::OBJECT)?.is_none() {
+        let cause = resp.text().await.unwrap_or_default();
+        return Err(Failure::new(
+            503,
+            format!("FIFO {name} failed: {}", cause.trim()),
+        ));
+    }
+    // The answer's headers are immutable: copy it without the marker (API answers are small).
+    let headers = Headers::new();
+    for (k, v) in resp
+        .headers()
+        .entries()
+        .filter(|(k, _)| k != protocol::OBJECT)
+    {
+        headers.append(&k, &v)?;
+    }
+    let status = resp.status_code();
+    let body = resp.bytes().await?;
+    let copy = if body.is_empty() {
+        Response::empty()?
+    } else {
+        Response::from_bytes(body)?
+    };
+    Ok(copy.with_status(status).with_headers(headers))
 }
 
 /// Checks the bearer token against the operator's, in time independent of where they differ.

@@ -24,6 +24,9 @@ impl Failure {
         if self.status == 401 {
             resp.headers_mut().set("WWW-Authenticate", "Bearer")?;
         }
+        if self.status == 503 {
+            resp.headers_mut().set("Retry-After", "1")?;
+        }
         Ok(resp)
     }
 }

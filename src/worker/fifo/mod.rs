@@ -38,10 +38,12 @@ impl DurableObject for Fifo {
 
     async fn fetch(&self, req: Request) -> Result<Response> {
         let op = req.headers().get(protocol::OP)?;
-        match op {
-            Some(op) => self.api(&op, req).await.or_else(Failure::into_response),
-            None => self.serve(req).await.or_else(Failure::into_text_response),
-        }
+        let mut resp = match op {
+            Some(op) => self.api(&op, req).await.or_else(Failure::into_response)?,
+            None => self.serve(req).await.or_else(Failure::into_text_response)?,
+        };
+        resp.headers_mut().set(protocol::OBJECT, "1")?;
+        Ok(resp)
     }
 }
 

@@ -194,6 +194,7 @@ impl Store {
     }
 
     /// The variables with their values, for running the envelope.
+    #[allow(dead_code)] // read by the envelope engine
     pub fn var_values(&self) -> worker::Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut out = Vec::new();
         for row in self
