@@ -12,6 +12,7 @@
 
 pub mod common;
 
+mod date;
 mod false_;
 mod true_;
 
@@ -28,7 +29,11 @@ use crate::host::{Host, HttpRequest, HttpResponse};
 pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 
 /// Every builtin by name, sorted by name for [`lookup`].
-pub static TABLE: &[(&str, Run)] = &[("false", false_::run), ("true", true_::run)];
+pub static TABLE: &[(&str, Run)] = &[
+    ("date", date::run),
+    ("false", false_::run),
+    ("true", true_::run),
+];
 
 /// Finds a builtin by the name a script calls it by.
 pub fn lookup(name: &[u8]) -> Option<Run> {
