@@ -25,6 +25,7 @@ mod md5sum;
 mod printf;
 mod scrypt;
 mod secretbox;
+mod sed;
 mod sha1sum;
 mod sha224sum;
 mod sha256sum;
@@ -59,6 +60,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("printf", printf::run),
     ("scrypt", scrypt::run),
     ("secretbox", secretbox::run),
+    ("sed", sed::run),
     ("sha1sum", sha1sum::run),
     ("sha224sum", sha224sum::run),
     ("sha256sum", sha256sum::run),

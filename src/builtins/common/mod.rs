@@ -6,3 +6,4 @@ pub mod digest;
 pub mod float;
 pub mod format;
 pub mod quote;
+pub mod regex;
