@@ -17,6 +17,7 @@ mod base32;
 mod base64;
 mod basenc;
 mod cat;
+mod date;
 mod echo;
 mod false_;
 mod hmac;
@@ -52,6 +53,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("base64", base64::run),
     ("basenc", basenc::run),
     ("cat", cat::run),
+    ("date", date::run),
     ("echo", echo::run),
     ("false", false_::run),
     ("hmac", hmac::run),
