@@ -27,6 +27,7 @@ mod printf;
 mod scrypt;
 mod secretbox;
 mod sed;
+mod seq;
 mod sha1sum;
 mod sha224sum;
 mod sha256sum;
@@ -63,6 +64,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("scrypt", scrypt::run),
     ("secretbox", secretbox::run),
     ("sed", sed::run),
+    ("seq", seq::run),
     ("sha1sum", sha1sum::run),
     ("sha224sum", sha224sum::run),
     ("sha256sum", sha256sum::run),
