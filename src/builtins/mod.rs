@@ -17,6 +17,7 @@ mod base32;
 mod base64;
 mod basenc;
 mod cat;
+mod curl;
 mod date;
 mod echo;
 mod false_;
@@ -54,6 +55,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("base64", base64::run),
     ("basenc", basenc::run),
     ("cat", cat::run),
+    ("curl", curl::run),
     ("date", date::run),
     ("echo", echo::run),
     ("false", false_::run),
