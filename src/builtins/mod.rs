@@ -22,6 +22,7 @@ mod date;
 mod echo;
 mod false_;
 mod hmac;
+mod jq;
 mod md5sum;
 mod printf;
 mod scrypt;
@@ -59,6 +60,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("echo", echo::run),
     ("false", false_::run),
     ("hmac", hmac::run),
+    ("jq", jq::run),
     ("md5sum", md5sum::run),
     ("printf", printf::run),
     ("scrypt", scrypt::run),
