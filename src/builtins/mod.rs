@@ -19,6 +19,8 @@ mod basenc;
 mod cat;
 mod echo;
 mod false_;
+mod gunzip;
+mod gzip;
 mod hmac;
 mod md5sum;
 mod printf;
@@ -30,6 +32,7 @@ mod sha256sum;
 mod sha384sum;
 mod sha512sum;
 mod true_;
+mod zcat;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -52,6 +55,8 @@ pub static TABLE: &[(&str, Run)] = &[
     ("cat", cat::run),
     ("echo", echo::run),
     ("false", false_::run),
+    ("gunzip", gunzip::run),
+    ("gzip", gzip::run),
     ("hmac", hmac::run),
     ("md5sum", md5sum::run),
     ("printf", printf::run),
@@ -63,6 +68,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
     ("true", true_::run),
+    ("zcat", zcat::run),
 ];
 
 /// Finds a builtin by the name a script calls it by.

@@ -2,7 +2,9 @@
 
 pub mod args;
 pub mod baseenc;
+pub mod deflate;
 pub mod digest;
 pub mod float;
 pub mod format;
+pub mod gzip;
 pub mod quote;
