@@ -73,11 +73,8 @@ fn worse(a: Status, b: Status) -> Status {
 }
 
 pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Status> {
-    let prog = match mode {
-        Mode::Gzip => "gzip",
-        Mode::Gunzip => "gunzip",
-        Mode::Zcat => "zcat",
-    };
+    // GNU's gunzip and zcat are scripts that run gzip: every message says "gzip".
+    let prog = "gzip";
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -160,7 +157,6 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
         } else if o.decompress || o.test {
             decompress_all(ctx, prog, &shown, &data, &o, &mut (0, 0, false))?
         } else {
-            ctx.budget.spend_bytes(data.len())?;
             let out = compress(&data, o.level, ctx)?;
             ctx.budget.spend_bytes(out.len())?;
             ctx.stdout.extend_from_slice(&out);
@@ -250,11 +246,11 @@ fn member(ctx: &mut Ctx<'_>, data: &[u8], out: &mut Vec<u8>) -> Result<Member> {
         }
         let res = z.decompress_vec(&body[before_in..], out, FlushDecompress::None);
         let made = out.len() - before_out;
-        ctx.budget.spend_bytes(made)?;
+        let used = z.total_in() as usize - before_in;
+        ctx.budget.spend_bytes(made + used)?;
         match res {
             Ok(ZStatus::StreamEnd) => break,
             Ok(_) => {
-                let used = z.total_in() as usize - before_in;
                 if used == 0 && made == 0 {
                     if z.total_in() as usize >= body.len() || stalled {
                         return Ok(Member::Bad(EOF));
@@ -441,4 +437,69 @@ fn ratio_text(compressed: u64, uncompressed: u64) -> String {
     }
     let ratio = 100.0 * (uncompressed as f64 - compressed as f64) / uncompressed as f64;
     format!("{ratio:5.1}%")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtins::testing::run;
+
+    fn unhex(s: &str) -> Vec<u8> {
+        data_encoding::HEXLOWER.decode(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn gnu_bytes() {
+        // `printf hello | gzip -n` and `printf '' | gzip -n -9`, GNU gzip 1.12.
+        let hello = unhex("1f8b0800000000000003cb48cdc9c9070086a6103605000000");
+        assert_eq!(run(&["gzip", "-n"], b"hello").unwrap().stdout, hello);
+        assert_eq!(run(&["gzip"], b"hello").unwrap().stdout, hello);
+        assert_eq!(
+            run(&["gzip", "-9"], b"").unwrap().stdout,
+            unhex("1f8b080000000000020303000000000000000000")
+        );
+        let r = run(&["gzip", "-c", "foo"], b"").unwrap();
+        assert_eq!((r.status, r.stdout.len()), (1, 0));
+    }
+
+    #[test]
+    fn decompression_rules() {
+        let hello = unhex("1f8b0800000000000003cb48cdc9c9070086a6103605000000");
+        let mut two = hello.clone();
+        two.extend_from_slice(&hello);
+        let r = run(&["zcat"], &two).unwrap();
+        assert_eq!((r.status, r.stdout_str()), (0, "hellohello".into()));
+        let mut zeros = hello.clone();
+        zeros.extend_from_slice(&[0, 0, 0]);
+        assert_eq!(run(&["gunzip"], &zeros).unwrap().status, 0);
+        let mut garbage = hello.clone();
+        garbage.extend_from_slice(b"garbage");
+        let r = run(&["gzip", "-d"], &garbage).unwrap();
+        assert_eq!((r.status, r.stdout_str()), (2, "hello".into()));
+        assert_eq!(
+            r.stderr_str(),
+            "gzip: stdin: decompression OK, trailing garbage ignored\n"
+        );
+        let r = run(&["gzip", "-d"], &hello[..15]).unwrap();
+        assert_eq!(r.status, 1);
+        assert_eq!(r.stderr_str(), "\ngzip: stdin: unexpected end of file\n");
+        let mut bad_crc = hello.clone();
+        bad_crc[17] ^= 1;
+        let r = run(&["gzip", "-d"], &bad_crc).unwrap();
+        assert_eq!((r.status, r.stdout_str()), (1, "hello".into()));
+        let r = run(&["zcat", "-f"], b"plain").unwrap();
+        assert_eq!((r.status, r.stdout_str()), (0, "plain".into()));
+        let r = run(&["zcat"], b"plain").unwrap();
+        assert_eq!(r.stderr_str(), "\ngzip: stdin: not in gzip format\n");
+    }
+
+    #[test]
+    fn list() {
+        let hello = unhex("1f8b0800000000000003cb48cdc9c9070086a6103605000000");
+        let r = run(&["gzip", "-l"], &hello).unwrap();
+        assert_eq!(
+            r.stdout_str(),
+            "         compressed        uncompressed  ratio uncompressed_name\n\
+             \x20                25                   5 -40.0% stdout\n"
+        );
+    }
 }
