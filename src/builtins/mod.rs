@@ -17,6 +17,8 @@ mod base32;
 mod base64;
 mod basenc;
 mod cat;
+mod curl;
+mod date;
 mod echo;
 mod false_;
 mod gunzip;
@@ -26,6 +28,8 @@ mod md5sum;
 mod printf;
 mod scrypt;
 mod secretbox;
+mod sed;
+mod seq;
 mod sha1sum;
 mod sha224sum;
 mod sha256sum;
@@ -53,6 +57,8 @@ pub static TABLE: &[(&str, Run)] = &[
     ("base64", base64::run),
     ("basenc", basenc::run),
     ("cat", cat::run),
+    ("curl", curl::run),
+    ("date", date::run),
     ("echo", echo::run),
     ("false", false_::run),
     ("gunzip", gunzip::run),
@@ -62,6 +68,8 @@ pub static TABLE: &[(&str, Run)] = &[
     ("printf", printf::run),
     ("scrypt", scrypt::run),
     ("secretbox", secretbox::run),
+    ("sed", sed::run),
+    ("seq", seq::run),
     ("sha1sum", sha1sum::run),
     ("sha224sum", sha224sum::run),
     ("sha256sum", sha256sum::run),

@@ -8,3 +8,4 @@ pub mod float;
 pub mod format;
 pub mod gzip;
 pub mod quote;
+pub mod regex;
