@@ -18,8 +18,18 @@ const MIB: usize = 1024 * 1024;
 /// 8 MiB of text-like bytes: words from a small vocabulary, lines of varying length.
 fn text(n: usize) -> Vec<u8> {
     let words: [&[u8]; 12] = [
-        b"the", b"quick", b"brown", b"fox", b"jumps", b"over", b"lazy", b"dog", b"lorem",
-        b"ipsum", b"{\"id\":", b"1234,",
+        b"the",
+        b"quick",
+        b"brown",
+        b"fox",
+        b"jumps",
+        b"over",
+        b"lazy",
+        b"dog",
+        b"lorem",
+        b"ipsum",
+        b"{\"id\":",
+        b"1234,",
     ];
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let mut out = Vec::with_capacity(n + 16);
@@ -28,7 +38,7 @@ fn text(n: usize) -> Vec<u8> {
         x ^= x >> 7;
         x ^= x << 17;
         out.extend_from_slice(words[(x % 12) as usize]);
-        out.push(if x % 11 == 0 { b'\n' } else { b' ' });
+        out.push(if x.is_multiple_of(11) { b'\n' } else { b' ' });
     }
     out.truncate(n);
     out
@@ -104,7 +114,9 @@ fn speed() {
     };
     let _ = b64;
     let t_ours = best(3, || ours(&["base64", "-d"], &encoded).0);
-    let t_sys = best(3, || system(&["base64", "-d"], &encoded).unwrap_or(Duration::MAX));
+    let t_sys = best(3, || {
+        system(&["base64", "-d"], &encoded).unwrap_or(Duration::MAX)
+    });
     println!(
         "| `base64 -d` of 8 MiB | {:.0} MB/s | {:.0} MB/s | {:.2}x the time |",
         mbps(data.len(), t_ours),
@@ -133,7 +145,10 @@ fn speed() {
             let mine = run_with(&["gzip", level], &data, &VarList::default(), &mut budget)
                 .unwrap()
                 .stdout;
-            assert!(mine == gnu, "gzip {level} differs from GNU's on 8 MiB of text");
+            assert!(
+                mine == gnu,
+                "gzip {level} differs from GNU's on 8 MiB of text"
+            );
         }
     }
 
@@ -161,9 +176,14 @@ fn speed() {
     let sealed = {
         let mut budget = Budget::new(u64::MAX);
         let key = "a9bb6a4fb054a7d9da7808ff56549472f3b6299a4b67741c7bfcfe6a0dec5323";
-        run_with(&["secretbox", "-K", key], &data, &VarList::default(), &mut budget)
-            .unwrap()
-            .stdout
+        run_with(
+            &["secretbox", "-K", key],
+            &data,
+            &VarList::default(),
+            &mut budget,
+        )
+        .unwrap()
+        .stdout
     };
     let key = "a9bb6a4fb054a7d9da7808ff56549472f3b6299a4b67741c7bfcfe6a0dec5323";
     let t = best(3, || ours(&["secretbox", "-d", "-K", key], &sealed).0);
