@@ -24,6 +24,7 @@ mod false_;
 mod gunzip;
 mod gzip;
 mod hmac;
+mod jq;
 mod md5sum;
 mod printf;
 mod scrypt;
@@ -64,6 +65,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
     ("hmac", hmac::run),
+    ("jq", jq::run),
     ("md5sum", md5sum::run),
     ("printf", printf::run),
     ("scrypt", scrypt::run),
