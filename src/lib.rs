@@ -20,6 +20,9 @@ pub mod error;
 pub mod host;
 pub mod shell;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
+
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 
