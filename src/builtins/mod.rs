@@ -76,15 +76,21 @@ pub fn lookup(name: &[u8]) -> Option<Run> {
 }
 
 /// The standard input of a command: bytes and how far they have been read.
+///
+/// Cloning is cheap (the bytes are shared), so the shell can keep a copy to run a
+/// builtin again after serving its [`Error::Need`].
 #[derive(Debug, Default, Clone)]
 pub struct Input {
-    data: Vec<u8>,
+    data: Rc<Vec<u8>>,
     pos: usize,
 }
 
 impl Input {
     pub fn new(data: Vec<u8>) -> Self {
-        Input { data, pos: 0 }
+        Input {
+            data: Rc::new(data),
+            pos: 0,
+        }
     }
 
     /// What has not been read yet.
@@ -95,14 +101,16 @@ impl Input {
     /// Reads everything that is left. Tools that read their input do this, as a GNU tool
     /// reading a pipe to its end would.
     pub fn read_all(&mut self) -> Vec<u8> {
-        let all = if self.pos == 0 {
-            std::mem::take(&mut self.data)
-        } else {
-            self.data[self.pos..].to_vec()
-        };
-        self.data.clear();
-        self.pos = 0;
-        all
+        let pos = std::mem::take(&mut self.pos);
+        match Rc::try_unwrap(std::mem::take(&mut self.data)) {
+            Ok(mut all) => {
+                if pos > 0 {
+                    all.drain(..pos.min(all.len()));
+                }
+                all
+            }
+            Err(shared) => shared[pos.min(shared.len())..].to_vec(),
+        }
     }
 
     /// Marks `n` more bytes as read (the shell's `read` takes one line at a time).
