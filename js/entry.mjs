@@ -133,8 +133,8 @@ async function callFifo(env, name, request) {
     const text = await resp.text();
     throw new Error(`FIFO ${name} failed: ${resp.status} ${text.trim() || resp.statusText}`);
   }
-  const headers = new Headers(resp.headers);
-  headers.delete("x-mkfifo-object");
+  const headers = new Headers();
+  for (const [k, v] of resp.headers) if (!k.startsWith(INTERNAL_PREFIX)) headers.append(k, v);
   return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers });
 }
 

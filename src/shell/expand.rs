@@ -25,7 +25,10 @@ struct Ifs {
 
 impl Ifs {
     fn new(ifs: &[u8]) -> Ifs {
-        let mut s = Ifs { white: [false; 256], other: [false; 256] };
+        let mut s = Ifs {
+            white: [false; 256],
+            other: [false; 256],
+        };
         for &c in ifs {
             if matches!(c, b' ' | b'\t' | b'\n') {
                 s.white[usize::from(c)] = true;
@@ -193,7 +196,11 @@ type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 impl Exec<'_> {
     /// Expands command words: field splitting applies, empty unquoted results vanish.
-    pub(super) async fn expand_words(&mut self, words: &[super::ast::Word], io: Io) -> R<Vec<Vec<u8>>> {
+    pub(super) async fn expand_words(
+        &mut self,
+        words: &[super::ast::Word],
+        io: Io,
+    ) -> R<Vec<Vec<u8>>> {
         let mut out = Vec::with_capacity(words.len());
         for w in words {
             if let Some(lit) = w.as_literal() {
@@ -201,7 +208,16 @@ impl Exec<'_> {
                 continue;
             }
             let mut acc = Acc::new(true, false);
-            self.parts(&w.parts, Q { dq: false, lit_splits: false }, &mut acc, io).await?;
+            self.parts(
+                &w.parts,
+                Q {
+                    dq: false,
+                    lit_splits: false,
+                },
+                &mut acc,
+                io,
+            )
+            .await?;
             self.charge(&acc)?;
             out.extend(acc.finish());
         }
@@ -215,7 +231,16 @@ impl Exec<'_> {
             return Ok(lit.to_vec());
         }
         let mut acc = Acc::new(false, false);
-        self.parts(&w.parts, Q { dq: false, lit_splits: false }, &mut acc, io).await?;
+        self.parts(
+            &w.parts,
+            Q {
+                dq: false,
+                lit_splits: false,
+            },
+            &mut acc,
+            io,
+        )
+        .await?;
         self.charge(&acc)?;
         Ok(acc.finish_one())
     }
@@ -226,7 +251,16 @@ impl Exec<'_> {
             return Ok(Pattern::new(lit));
         }
         let mut acc = Acc::new(false, true);
-        self.parts(&w.parts, Q { dq: false, lit_splits: false }, &mut acc, io).await?;
+        self.parts(
+            &w.parts,
+            Q {
+                dq: false,
+                lit_splits: false,
+            },
+            &mut acc,
+            io,
+        )
+        .await?;
         self.charge(&acc)?;
         Ok(Pattern::new(&acc.finish_one()))
     }
@@ -234,7 +268,16 @@ impl Exec<'_> {
     /// Expands a template like the inside of a double-quoted word.
     pub(super) async fn expand_quoted(&mut self, w: &Word, io: Io) -> R<Vec<u8>> {
         let mut acc = Acc::new(false, false);
-        self.parts(&w.parts, Q { dq: true, lit_splits: false }, &mut acc, io).await?;
+        self.parts(
+            &w.parts,
+            Q {
+                dq: true,
+                lit_splits: false,
+            },
+            &mut acc,
+            io,
+        )
+        .await?;
         self.charge(&acc)?;
         Ok(acc.finish_one())
     }
@@ -246,7 +289,13 @@ impl Exec<'_> {
         Ok(())
     }
 
-    fn parts_boxed<'a>(&'a mut self, parts: &'a [Part], q: Q, acc: &'a mut Acc, io: Io) -> Boxed<'a, R<()>> {
+    fn parts_boxed<'a>(
+        &'a mut self,
+        parts: &'a [Part],
+        q: Q,
+        acc: &'a mut Acc,
+        io: Io,
+    ) -> Boxed<'a, R<()>> {
         Box::pin(self.parts(parts, q, acc, io))
     }
 
@@ -267,7 +316,16 @@ impl Exec<'_> {
                 Part::Double(inner) => {
                     acc.live = true;
                     acc.after_white = false;
-                    self.parts_boxed(inner, Q { dq: true, lit_splits: false }, acc, io).await?;
+                    self.parts_boxed(
+                        inner,
+                        Q {
+                            dq: true,
+                            lit_splits: false,
+                        },
+                        acc,
+                        io,
+                    )
+                    .await?;
                 }
                 Part::Param(p) => match p.op {
                     ParamOp::Plain | ParamOp::Length => self.param_simple(p, q, acc, io)?,
@@ -279,7 +337,16 @@ impl Exec<'_> {
                 }
                 Part::Arith(inner) => {
                     let mut a = Acc::new(false, false);
-                    self.parts_boxed(inner, Q { dq: true, lit_splits: false }, &mut a, io).await?;
+                    self.parts_boxed(
+                        inner,
+                        Q {
+                            dq: true,
+                            lit_splits: false,
+                        },
+                        &mut a,
+                        io,
+                    )
+                    .await?;
                     let expr = a.finish_one();
                     let v = self.arith(&expr, io)?;
                     self.value(v.to_string().as_bytes(), q, acc)?;
@@ -311,7 +378,11 @@ impl Exec<'_> {
         if q.dq {
             acc.quoted(v);
         } else {
-            let ifs = if acc.split && acc.ifs.is_none() { self.st.ifs() } else { None };
+            let ifs = if acc.split && acc.ifs.is_none() {
+                self.st.ifs()
+            } else {
+                None
+            };
             acc.unquoted(v, ifs.as_deref());
         }
         Ok(())
@@ -379,7 +450,10 @@ impl Exec<'_> {
         let value: Option<Vec<u8>> = self.st.param(&p.name);
         match &p.op {
             ParamOp::Plain | ParamOp::Length => self.param_simple(p, q, acc, io),
-            ParamOp::Default(colon, w) | ParamOp::Alt(colon, w) | ParamOp::Assign(colon, w) | ParamOp::Error(colon, w) => {
+            ParamOp::Default(colon, w)
+            | ParamOp::Alt(colon, w)
+            | ParamOp::Assign(colon, w)
+            | ParamOp::Error(colon, w) => {
                 let set = match &value {
                     None => false,
                     Some(v) => !(*colon && v.is_empty()),
@@ -424,7 +498,11 @@ impl Exec<'_> {
                         }
                         let mut msg = self.operand_string(w, io).await?;
                         if msg.is_empty() && w.parts.is_empty() {
-                            msg = if *colon { b"parameter null or not set".to_vec() } else { b"parameter not set".to_vec() };
+                            msg = if *colon {
+                                b"parameter null or not set".to_vec()
+                            } else {
+                                b"parameter not set".to_vec()
+                            };
                         }
                         let n = Self::param_name_text(&p.name);
                         self.diag(io, &format!("{n}: {}", String::from_utf8_lossy(&msg)));
@@ -454,7 +532,12 @@ impl Exec<'_> {
                 }
                 Ok(())
             }
-            ParamOp::Replace { all, anchor, pattern, with } => {
+            ParamOp::Replace {
+                all,
+                anchor,
+                pattern,
+                with,
+            } => {
                 let v = self.value_or_check(value, &p.name, io)?;
                 let pat = self.expand_pattern(pattern, io).await?;
                 let rep = self.operand_string(with, io).await?;
@@ -471,7 +554,11 @@ impl Exec<'_> {
                 let off_s = self.operand_string(off, io).await?;
                 let off = self.arith(&off_s, io)?;
                 let n = v.len() as i64;
-                let start = if off < 0 { (n + off).max(0) } else { off.min(n) };
+                let start = if off < 0 {
+                    (n + off).max(0)
+                } else {
+                    off.min(n)
+                };
                 let end = match len {
                     None => n,
                     Some(l) => {
@@ -480,7 +567,13 @@ impl Exec<'_> {
                         if l < 0 {
                             let e = n + l;
                             if e < start {
-                                self.diag(io, &format!("{}: substring expression < 0", String::from_utf8_lossy(&l_s)));
+                                self.diag(
+                                    io,
+                                    &format!(
+                                        "{}: substring expression < 0",
+                                        String::from_utf8_lossy(&l_s)
+                                    ),
+                                );
                                 return Err(Ctl::Abort { top: 1, sub: 1 });
                             }
                             e
@@ -500,7 +593,11 @@ impl Exec<'_> {
                 let mut v = self.value_or_check(value, &p.name, io)?;
                 let n = if *all { v.len() } else { v.len().min(1) };
                 for c in &mut v[..n] {
-                    *c = if *upper { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() };
+                    *c = if *upper {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c.to_ascii_lowercase()
+                    };
                 }
                 self.value(&v, q, acc)?;
                 if q.dq {
@@ -536,14 +633,26 @@ impl Exec<'_> {
         if q.dq {
             acc.live = true;
         }
-        let inner = Q { dq: q.dq, lit_splits: !q.dq };
+        let inner = Q {
+            dq: q.dq,
+            lit_splits: !q.dq,
+        };
         self.parts_boxed(&w.parts, inner, acc, io).await
     }
 
     /// An operand word as a plain string (`${x:=word}`, `${x:?word}`, replacements).
     async fn operand_string(&mut self, w: &Word, io: Io) -> R<Vec<u8>> {
         let mut a = Acc::new(false, false);
-        self.parts_boxed(&w.parts, Q { dq: false, lit_splits: false }, &mut a, io).await?;
+        self.parts_boxed(
+            &w.parts,
+            Q {
+                dq: false,
+                lit_splits: false,
+            },
+            &mut a,
+            io,
+        )
+        .await?;
         Ok(a.finish_one())
     }
 

@@ -98,7 +98,12 @@ impl Shell {
     /// Runs a whole script.
     pub async fn run(&mut self, host: &dyn Host, job: Job) -> Outcome {
         let parsed = self.scripts.get(&job.script);
-        let mut ex = Exec::new(host, &mut self.caches, &mut self.scripts, Budget::new(job.budget));
+        let mut ex = Exec::new(
+            host,
+            &mut self.caches,
+            &mut self.scripts,
+            Budget::new(job.budget),
+        );
         ex.max_subrequests = job.max_subrequests;
         for (k, v) in job.vars {
             let var = ex.st.var_mut(&k);
@@ -108,7 +113,11 @@ impl Shell {
         ex.st.arg0 = Rc::new(job.arg0);
         ex.st.params = Rc::new(job.args);
         ex.inputs[0] = Input::new(job.stdin);
-        let io = Io { stdin: 0, out: Some(0), err: Some(1) };
+        let io = Io {
+            stdin: 0,
+            out: Some(0),
+            err: Some(1),
+        };
         let (body, syntax) = match &*parsed {
             Ok(script) => (&script.body, None),
             Err(failed) => (&failed.prefix.body, Some(failed.error.clone())),
@@ -126,7 +135,13 @@ impl Shell {
         let steps = ex.budget.used();
         let stderr = std::mem::take(&mut ex.sinks[1]);
         let stdout = std::mem::take(&mut ex.sinks[0]);
-        Outcome { status, stdout, stderr, steps, error }
+        Outcome {
+            status,
+            stdout,
+            stderr,
+            steps,
+            error,
+        }
     }
 
     /// Expands `template` like the inside of a double-quoted shell word, with `vars`;
@@ -151,7 +166,11 @@ impl Shell {
             var.exported = true;
         }
         ex.inputs[0] = Input::new(stdin.to_vec());
-        let io = Io { stdin: 0, out: Some(0), err: Some(1) };
+        let io = Io {
+            stdin: 0,
+            out: Some(0),
+            err: Some(1),
+        };
         let r = ex.expand_quoted(&word, io).await;
         *budget = ex.budget.clone();
         match r {

@@ -29,7 +29,9 @@ const CLASSES: &[(&[u8], fn(u8) -> bool)] = &[
     (b"lower", |c| c.is_ascii_lowercase()),
     (b"print", |c| c.is_ascii_graphic() || c == b' '),
     (b"punct", |c| c.is_ascii_punctuation()),
-    (b"space", |c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 11 | 12)),
+    (b"space", |c| {
+        matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 11 | 12)
+    }),
     (b"upper", |c| c.is_ascii_uppercase()),
     (b"xdigit", |c| c.is_ascii_hexdigit()),
 ];
@@ -90,7 +92,10 @@ impl Pattern {
         elems.reverse();
         Pattern {
             elems,
-            literal: self.literal.as_ref().map(|l| l.iter().rev().copied().collect()),
+            literal: self
+                .literal
+                .as_ref()
+                .map(|l| l.iter().rev().copied().collect()),
         }
     }
 
@@ -307,7 +312,15 @@ mod tests {
         assert!(!m("\\*", "a"));
         assert!(m("[", "["));
         assert!(m("[]]", "]"));
-        assert!(m("*a*a*a*a*a*a*a*b", &"a".repeat(50).to_string().replace("", "").replace("aa", "aa")) == false);
+        assert!(
+            m(
+                "*a*a*a*a*a*a*a*b",
+                &"a".repeat(50)
+                    .to_string()
+                    .replace("", "")
+                    .replace("aa", "aa")
+            ) == false
+        );
     }
 
     #[test]

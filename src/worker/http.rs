@@ -59,8 +59,3 @@ pub fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
         .with_status(status)
         .with_headers(headers))
 }
-
-/// The milliseconds since the epoch, as the runtime's clock has them.
-pub fn now_ms() -> i64 {
-    worker::Date::now().as_millis() as i64
-}

@@ -10,7 +10,8 @@ use std::rc::Rc;
 use serde::Deserialize;
 use worker::{durable_object, DurableObject, Env, Headers, Request, Response, Result, State};
 
-use super::http::{json, now_ms, Failure};
+use super::host::now_ms;
+use super::http::{json, Failure};
 use crate::envelope::{self, Envelope};
 use crate::protocol;
 use store::{LogEntry, Store};
@@ -177,7 +178,10 @@ impl Fifo {
             ));
         }
         let Some(row) = store.fifo()? else {
-            return Err(Failure::new(404, format!("no FIFO named {name}")));
+            let mut resp =
+                Failure::new(404, format!("no FIFO named {name}")).into_text_response()?;
+            resp.headers_mut().set(protocol::NO_FIFO, "1")?;
+            return Ok(resp);
         };
         let envelope = self.envelope(&row)?;
         let source = match req.headers().get(protocol::SOURCE)?.as_deref() {
