@@ -66,7 +66,10 @@ pub struct Incoming {
 impl Incoming {
     /// The first header named `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// The CGI variables of the Request (RFC 3875), `HTTP_*` for each header, and for mail
@@ -95,7 +98,13 @@ impl Incoming {
             }
             let var: String = name
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
             set(&format!("HTTP_{var}"), value);
         }
@@ -108,13 +117,20 @@ mod base64_list {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     pub fn serialize<S: Serializer>(list: &[Vec<u8>], s: S) -> Result<S::Ok, S::Error> {
-        list.iter().map(|a| data_encoding::BASE64.encode(a)).collect::<Vec<_>>().serialize(s)
+        list.iter()
+            .map(|a| data_encoding::BASE64.encode(a))
+            .collect::<Vec<_>>()
+            .serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<u8>>, D::Error> {
         let list = Vec::<String>::deserialize(d)?;
         list.iter()
-            .map(|a| data_encoding::BASE64.decode(a.as_bytes()).map_err(serde::de::Error::custom))
+            .map(|a| {
+                data_encoding::BASE64
+                    .decode(a.as_bytes())
+                    .map_err(serde::de::Error::custom)
+            })
             .collect()
     }
 }
@@ -141,7 +157,11 @@ mod tests {
             ..Default::default()
         };
         let vars = req.cgi_vars();
-        let get = |k: &str| vars.iter().find(|(n, _)| n == k.as_bytes()).map(|(_, v)| String::from_utf8_lossy(v).into_owned());
+        let get = |k: &str| {
+            vars.iter()
+                .find(|(n, _)| n == k.as_bytes())
+                .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+        };
         assert_eq!(get("REQUEST_METHOD").as_deref(), Some("POST"));
         assert_eq!(get("PATH_INFO").as_deref(), Some("/a/b"));
         assert_eq!(get("CONTENT_TYPE").as_deref(), Some("application/json"));
@@ -154,7 +174,10 @@ mod tests {
 
     #[test]
     fn serializes_args_as_base64() {
-        let req = Incoming { args: vec![vec![0, 255], b"a b".to_vec()], ..Default::default() };
+        let req = Incoming {
+            args: vec![vec![0, 255], b"a b".to_vec()],
+            ..Default::default()
+        };
         let json = serde_json::to_string(&req).unwrap();
         let back: Incoming = serde_json::from_str(&json).unwrap();
         assert_eq!(back.args, req.args);

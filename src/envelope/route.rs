@@ -29,8 +29,12 @@ impl Destination {
         }
         let lower = t.to_ascii_lowercase();
         if lower.starts_with("http://") || lower.starts_with("https://") {
-            if t.bytes().any(|b| b.is_ascii_whitespace() || b.is_ascii_control()) {
-                return Err(format!("'{t}' is not a URL: it has spaces or control characters"));
+            if t.bytes()
+                .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+            {
+                return Err(format!(
+                    "'{t}' is not a URL: it has spaces or control characters"
+                ));
             }
             return Ok(Destination::Url(t.to_string()));
         }
@@ -43,7 +47,9 @@ impl Destination {
         if t.is_empty() {
             return Err("an empty destination".into());
         }
-        Err(format!("'{t}' is not a destination: use a URL, an email address, a FIFO name or -"))
+        Err(format!(
+            "'{t}' is not a destination: use a URL, an email address, a FIFO name or -"
+        ))
     }
 
     /// The destination as written in a report or the log.
@@ -64,7 +70,12 @@ fn email_address(t: &str) -> Option<String> {
         _ => t,
     };
     let (local, domain) = addr.trim().split_once('@')?;
-    let ok = |s: &str| !s.is_empty() && !s.bytes().any(|b| b.is_ascii_whitespace() || b == b'<' || b == b'>' || b == b',');
+    let ok = |s: &str| {
+        !s.is_empty()
+            && !s
+                .bytes()
+                .any(|b| b.is_ascii_whitespace() || b == b'<' || b == b'>' || b == b',')
+    };
     (ok(local) && ok(domain) && !domain.contains('@')).then(|| addr.trim().to_string())
 }
 
@@ -97,15 +108,28 @@ pub fn split_list(template: &str) -> Vec<&str> {
         i += 1;
     }
     parts.push(&template[start.min(template.len())..]);
-    parts.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect()
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// Headers that describe one connection, never forwarded (RFC 9110 section 7.6.1), plus
 /// the ones the runtime sets itself.
 pub fn is_hop_by_hop(name: &str) -> bool {
     const HOP: &[&str] = &[
-        "connection", "content-length", "host", "keep-alive", "proxy-authenticate", "proxy-authorization",
-        "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "connection",
+        "content-length",
+        "host",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
     ];
     let lower = name.to_ascii_lowercase();
     HOP.contains(&lower.as_str())
@@ -125,10 +149,22 @@ mod tests {
     #[test]
     fn destinations() {
         assert_eq!(Destination::parse(" - "), Ok(Destination::Caller));
-        assert_eq!(Destination::parse("https://x.test/a?b=1"), Ok(Destination::Url("https://x.test/a?b=1".into())));
-        assert_eq!(Destination::parse("me@example.com"), Ok(Destination::Email("me@example.com".into())));
-        assert_eq!(Destination::parse("Me <me@example.com>"), Ok(Destination::Email("me@example.com".into())));
-        assert_eq!(Destination::parse("my-movies"), Ok(Destination::Fifo("my-movies".into())));
+        assert_eq!(
+            Destination::parse("https://x.test/a?b=1"),
+            Ok(Destination::Url("https://x.test/a?b=1".into()))
+        );
+        assert_eq!(
+            Destination::parse("me@example.com"),
+            Ok(Destination::Email("me@example.com".into()))
+        );
+        assert_eq!(
+            Destination::parse("Me <me@example.com>"),
+            Ok(Destination::Email("me@example.com".into()))
+        );
+        assert_eq!(
+            Destination::parse("my-movies"),
+            Ok(Destination::Fifo("my-movies".into()))
+        );
         assert!(Destination::parse("https://x.test/a b").is_err());
         assert!(Destination::parse("Not_A_Name").is_err());
         assert!(Destination::parse("").is_err());
@@ -137,10 +173,16 @@ mod tests {
     #[test]
     fn splitting_keeps_expansions_whole() {
         assert_eq!(split_list("a, b ,c"), vec!["a", "b", "c"]);
-        assert_eq!(split_list("https://x/$(echo a,b), me@x.test"), vec!["https://x/$(echo a,b)", "me@x.test"]);
+        assert_eq!(
+            split_list("https://x/$(echo a,b), me@x.test"),
+            vec!["https://x/$(echo a,b)", "me@x.test"]
+        );
         assert_eq!(split_list("${X:-a,b},c"), vec!["${X:-a,b}", "c"]);
         assert_eq!(split_list("`echo a,b`,c"), vec!["`echo a,b`", "c"]);
-        assert_eq!(split_list("$(printf '%s' ')'),c"), vec!["$(printf '%s' ')')", "c"]);
+        assert_eq!(
+            split_list("$(printf '%s' ')'),c"),
+            vec!["$(printf '%s' ')')", "c"]
+        );
         assert_eq!(split_list(""), Vec::<&str>::new());
     }
 

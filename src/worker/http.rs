@@ -43,6 +43,12 @@ impl Failure {
     }
 }
 
+impl From<serde_json::Error> for Failure {
+    fn from(e: serde_json::Error) -> Self {
+        Failure::new(500, e.to_string())
+    }
+}
+
 impl From<worker::Error> for Failure {
     fn from(e: worker::Error) -> Self {
         Failure::new(500, e.to_string())
