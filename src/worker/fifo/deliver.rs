@@ -19,7 +19,7 @@ use super::Fifo;
 use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
 use crate::protocol;
-use crate::worker::host::{new_request_id, now_ms, random_bytes, MAX_HOPS};
+use crate::worker::host::{new_request_id, now_ms, random_bytes};
 
 /// How long an outgoing request may take to answer.
 const SEND_TIMEOUT: Duration = Duration::from_secs(30);
@@ -481,7 +481,8 @@ async fn fetch(
     }
 }
 
-/// A new Request to another FIFO, through its object.
+/// A new Request to another FIFO, through its object (which refuses it with 508 past the
+/// hop limit, and logs that).
 async fn to_fifo(
     env: &Env,
     name: &str,
@@ -489,13 +490,6 @@ async fn to_fifo(
     body: &[u8],
     key: &str,
 ) -> worker::Result<Answer> {
-    if stored.hops > MAX_HOPS {
-        return Ok(Answer {
-            status: 508,
-            content_type: None,
-            body: format!("a chain of FIFOs is limited to {MAX_HOPS} hops").into_bytes(),
-        });
-    }
     let headers = Headers::new();
     for (k, v) in &stored.outgoing.headers {
         headers.append(k, v)?;
