@@ -37,23 +37,28 @@ pub const ACCEL_METHOD: &str = "x-accel-method";
 /// Passthrough: `X-Accel-Header-NAME: VALUE` becomes the request header `NAME: VALUE`.
 pub const ACCEL_HEADER_PREFIX: &str = "x-accel-header-";
 
-/// Arguments as one header value: each one base64, joined by commas (arguments are bytes).
+/// Arguments as one header value: their number, `;`, then each one in base64, joined by
+/// commas (arguments are bytes, and one empty argument is not none).
 pub fn encode_args(args: &[Vec<u8>]) -> String {
-    args.iter()
+    let list: Vec<String> = args
+        .iter()
         .map(|a| data_encoding::BASE64.encode(a))
-        .collect::<Vec<_>>()
-        .join(",")
+        .collect();
+    format!("{};{}", args.len(), list.join(","))
 }
 
 /// The arguments of [`encode_args`]; `None` when the value is not of that form.
 pub fn decode_args(value: &str) -> Option<Vec<Vec<u8>>> {
-    if value.is_empty() {
-        return Some(Vec::new());
+    let (count, list) = value.split_once(';')?;
+    let count: usize = count.parse().ok()?;
+    if count == 0 {
+        return list.is_empty().then(Vec::new);
     }
-    value
+    let args: Option<Vec<Vec<u8>>> = list
         .split(',')
         .map(|a| data_encoding::BASE64.decode(a.as_bytes()).ok())
-        .collect()
+        .collect();
+    args.filter(|a| a.len() == count)
 }
 
 #[cfg(test)]
@@ -70,5 +75,7 @@ mod tests {
             assert_eq!(decode_args(&encode_args(&args)), Some(args));
         }
         assert_eq!(decode_args("!!"), None);
+        assert_eq!(decode_args("2;YQ=="), None);
+        assert_eq!(decode_args(""), None);
     }
 }
