@@ -32,6 +32,7 @@ mod sha224sum;
 mod sha256sum;
 mod sha384sum;
 mod sha512sum;
+mod test_;
 mod true_;
 
 use std::any::{Any, TypeId};
@@ -48,6 +49,7 @@ pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 
 /// Every builtin by name, sorted by name for [`lookup`].
 pub static TABLE: &[(&str, Run)] = &[
+    ("[", test_::run),
     ("b2sum", b2sum::run),
     ("base32", base32::run),
     ("base64", base64::run),
@@ -68,6 +70,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha256sum", sha256sum::run),
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
+    ("test", test_::run),
     ("true", true_::run),
 ];
 
