@@ -32,8 +32,11 @@ mod sha224sum;
 mod sha256sum;
 mod sha384sum;
 mod sha512sum;
+mod tee;
 mod test_;
 mod true_;
+mod xargs;
+mod yes;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -70,8 +73,11 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha256sum", sha256sum::run),
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
+    ("tee", tee::run),
     ("test", test_::run),
     ("true", true_::run),
+    ("xargs", xargs::run),
+    ("yes", yes::run),
 ];
 
 /// Finds a builtin by the name a script calls it by.
