@@ -19,6 +19,7 @@ pub mod builtins;
 pub mod envelope;
 pub mod error;
 pub mod host;
+pub mod jq;
 pub mod names;
 pub mod protocol;
 pub mod shell;

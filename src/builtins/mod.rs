@@ -17,10 +17,12 @@ mod base32;
 mod base64;
 mod basenc;
 mod cat;
+mod curl;
 mod date;
 mod echo;
 mod false_;
 mod hmac;
+mod jq;
 mod md5sum;
 mod printf;
 mod scrypt;
@@ -58,10 +60,12 @@ pub static TABLE: &[(&str, Run)] = &[
     ("base64", base64::run),
     ("basenc", basenc::run),
     ("cat", cat::run),
+    ("curl", curl::run),
     ("date", date::run),
     ("echo", echo::run),
     ("false", false_::run),
     ("hmac", hmac::run),
+    ("jq", jq::run),
     ("md5sum", md5sum::run),
     ("printf", printf::run),
     ("scrypt", scrypt::run),

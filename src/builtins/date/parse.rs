@@ -520,6 +520,12 @@ impl Parser<'_> {
                     self.number(v, digits)?;
                     return self.rel(u, n.checked_mul(m)?, 0, false);
                 }
+                // "11 -0600": an hour and its zone.
+                if self.snum(1).is_some() {
+                    self.pos += 1;
+                    self.set_time(v, 0, 0, 0, None);
+                    return self.opt_time_zone(true);
+                }
                 self.pos += 1;
                 self.number(v, digits)
             }

@@ -28,8 +28,8 @@ pub struct OffsetInfo {
 
 const SECS_PER_DAY: i64 = 86_400;
 /// The range jiff's timestamps cover; a zone is asked about the nearest moment inside it.
-const JIFF_MIN: i64 = -377_705_116_800;
-const JIFF_MAX: i64 = 253_402_207_200;
+const JIFF_MIN: i64 = -377_705_023_201 + SECS_PER_DAY;
+const JIFF_MAX: i64 = 253_402_207_200 - SECS_PER_DAY;
 /// The seconds in 400 Gregorian years, after which calendars repeat.
 const CYCLE: i64 = 146_097 * SECS_PER_DAY;
 
@@ -168,6 +168,7 @@ impl Zone {
         }
         if isdst >= 0 && self.info(t).dst != (isdst > 0) {
             let want = isdst > 0;
+            let mut found = false;
             'search: for k in 1..=1500i64 {
                 for probe in [
                     t.saturating_sub(k * 3600 * 6),
@@ -177,9 +178,14 @@ impl Zone {
                     if i.dst == want {
                         used = i.offset;
                         t = local.checked_sub(i.offset as i64)?;
+                        found = true;
                         break 'search;
                     }
                 }
+            }
+            if !found {
+                // No moment nearby has the DST flag asked for: glibc fails.
+                return None;
             }
         }
         *cache = used;
