@@ -21,6 +21,8 @@ mod curl;
 mod date;
 mod echo;
 mod false_;
+mod gunzip;
+mod gzip;
 mod hmac;
 mod jq;
 mod md5sum;
@@ -39,6 +41,7 @@ mod test_;
 mod true_;
 mod xargs;
 mod yes;
+mod zcat;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -64,6 +67,8 @@ pub static TABLE: &[(&str, Run)] = &[
     ("date", date::run),
     ("echo", echo::run),
     ("false", false_::run),
+    ("gunzip", gunzip::run),
+    ("gzip", gzip::run),
     ("hmac", hmac::run),
     ("jq", jq::run),
     ("md5sum", md5sum::run),
@@ -82,6 +87,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("true", true_::run),
     ("xargs", xargs::run),
     ("yes", yes::run),
+    ("zcat", zcat::run),
 ];
 
 /// Finds a builtin by the name a script calls it by.
