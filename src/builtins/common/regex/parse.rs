@@ -120,7 +120,6 @@ pub struct Parsed {
 
 /// Parses `pattern` in `syntax`.
 pub fn parse(pattern: &[u8], syntax: Syntax) -> Result<Parsed, ParseError> {
-    check_class_syntax(pattern)?;
     let mut p = Parser {
         s: pattern,
         i: 0,
@@ -136,6 +135,8 @@ pub fn parse(pattern: &[u8], syntax: Syntax) -> Result<Parsed, ParseError> {
         // Only an unmatched close paren stops the top level early.
         return Err(ParseError::UnmatchedCloseParen);
     }
+    // GNU checks this after the pattern compiled.
+    check_class_syntax(pattern)?;
     Ok(Parsed {
         node,
         groups: p.groups,
@@ -615,12 +616,19 @@ impl Parser<'_> {
                 }
                 Node::Set(Box::new(set))
             }
-            b'b' => return Ok((Node::Look(Look::Word), Prev::Anchor)),
-            b'B' => return Ok((Node::Look(Look::NotWord), Prev::Anchor)),
-            b'<' => return Ok((Node::Look(Look::WordStart), Prev::Anchor)),
-            b'>' => return Ok((Node::Look(Look::WordEnd), Prev::Anchor)),
-            b'`' => return Ok((Node::Look(Look::BufStart), Prev::Anchor)),
-            b'\'' => return Ok((Node::Look(Look::BufEnd), Prev::Anchor)),
+            b'b' | b'B' | b'<' | b'>' | b'`' | b'\'' => {
+                let look = match c {
+                    b'b' => Look::Word,
+                    b'B' => Look::NotWord,
+                    b'<' => Look::WordStart,
+                    b'>' => Look::WordEnd,
+                    b'`' => Look::BufStart,
+                    _ => Look::BufEnd,
+                };
+                // In a BRE, a repetition operator after these is ordinary, as at the start.
+                let kind = if ere { Prev::Anchor } else { Prev::StartAnchor };
+                return Ok((Node::Look(look), kind));
+            }
             _ => self.lit(c),
         };
         Ok((node, Prev::Atom))
@@ -634,6 +642,7 @@ impl Parser<'_> {
             self.i += 1;
         }
         let mut first = true;
+        let mut mixed = false;
         loop {
             let Some(c) = self.peek() else {
                 return Err(ParseError::UnmatchedBracket);
@@ -665,10 +674,36 @@ impl Parser<'_> {
                     Item::Byte(b) => b,
                     Item::Class(_) | Item::Equiv(_) => return Err(ParseError::BadRange),
                 };
-                if hi < lo.0 {
+                // Case-insensitive ranges are checked with their ends in upper case;
+                // GNU then matches nothing for an inverted range like `[a-Z]`, and a
+                // range like `[A-b]` as its upper-case form `[A-B]`.
+                let (mut lo_b, mut hi_b) = (lo.0, hi);
+                if self.syn.icase {
+                    let (ul, uh) = (lo_b.to_ascii_uppercase(), hi_b.to_ascii_uppercase());
+                    if uh < ul {
+                        return Err(ParseError::BadRange);
+                    }
+                    let folded = |a: u8, b: u8| {
+                        let mut s = ByteSet::empty();
+                        for x in a..=b {
+                            s.insert(x);
+                        }
+                        s.add_case_variants();
+                        s
+                    };
+                    if hi_b < lo_b || folded(lo_b, hi_b) != folded(ul, uh) {
+                        // GNU's odd case: such a bracket, negated, matches nothing.
+                        mixed = true;
+                    }
+                    if hi_b < lo_b {
+                        continue;
+                    }
+                    (lo_b, hi_b) = (ul, uh);
+                }
+                if hi_b < lo_b {
                     return Err(ParseError::BadRange);
                 }
-                for b in lo.0..=hi {
+                for b in lo_b..=hi_b {
                     set.insert(b);
                 }
                 // A range cannot end where another starts: `[a-c-e]`.
@@ -684,6 +719,9 @@ impl Parser<'_> {
         }
         if negate {
             set.negate();
+            if mixed {
+                set = ByteSet::empty();
+            }
         }
         Ok(Node::Set(Box::new(set)))
     }
