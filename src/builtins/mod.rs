@@ -19,6 +19,7 @@ mod basenc;
 mod cat;
 mod echo;
 mod false_;
+mod grep;
 mod hmac;
 mod md5sum;
 mod printf;
@@ -52,7 +53,10 @@ pub static TABLE: &[(&str, Run)] = &[
     ("basenc", basenc::run),
     ("cat", cat::run),
     ("echo", echo::run),
+    ("egrep", grep::run),
     ("false", false_::run),
+    ("fgrep", grep::run),
+    ("grep", grep::run),
     ("hmac", hmac::run),
     ("md5sum", md5sum::run),
     ("printf", printf::run),

@@ -408,6 +408,15 @@ impl Parser<'_> {
             if self.sed() && nothing {
                 return Err(ParseError::BadRepeat);
             }
+            // grep -E refuses `(a$*)`: an assertion, `*`, `+` or `?`, then `)`.
+            if !self.sed()
+                && self.depth > 0
+                && matches!(prev, Prev::Anchor | Prev::StartAnchor)
+                && kind != b'{'
+                && self.peek() == Some(b')')
+            {
+                return Err(ParseError::UnmatchedParen);
+            }
             if at_start {
                 let what = match kind {
                     b'{' => "{...}".to_string(),
@@ -590,7 +599,6 @@ impl Parser<'_> {
         };
         self.i += 1;
         let ere = self.ere();
-        let _ = prev;
         let node = match c {
             b'(' if !ere => return self.group(),
             b'{' if !ere => {
@@ -625,8 +633,20 @@ impl Parser<'_> {
                     b'`' => Look::BufStart,
                     _ => Look::BufEnd,
                 };
-                // In a BRE, a repetition operator after these is ordinary, as at the start.
-                let kind = if ere { Prev::Anchor } else { Prev::StartAnchor };
+                // In a sed BRE, a repetition operator after these is ordinary, as at the
+                // start; grep repeats the assertion, unless it starts the expression.
+                let kind = if ere {
+                    if !self.sed() && prev == Prev::Start {
+                        // grep -E: a repetition here is "at start of expression".
+                        Prev::StartAnchor
+                    } else {
+                        Prev::Anchor
+                    }
+                } else if self.sed() || matches!(prev, Prev::Start | Prev::StartAnchor) {
+                    Prev::StartAnchor
+                } else {
+                    Prev::Anchor
+                };
                 return Ok((Node::Look(look), kind));
             }
             _ => self.lit(c),
@@ -691,14 +711,19 @@ impl Parser<'_> {
                         s.add_case_variants();
                         s
                     };
-                    if hi_b < lo_b || folded(lo_b, hi_b) != folded(ul, uh) {
-                        // GNU's odd case: such a bracket, negated, matches nothing.
+                    if self.syn.dialect == Dialect::Sed
+                        && (hi_b < lo_b || folded(lo_b, hi_b) != folded(ul, uh))
+                    {
+                        // glibc's odd case: such a bracket, negated, matches nothing.
                         mixed = true;
                     }
                     if hi_b < lo_b {
                         continue;
                     }
-                    (lo_b, hi_b) = (ul, uh);
+                    // grep selects lines with the range as written (then folded).
+                    if self.syn.dialect == Dialect::Sed {
+                        (lo_b, hi_b) = (ul, uh);
+                    }
                 }
                 if hi_b < lo_b {
                     return Err(ParseError::BadRange);
