@@ -17,15 +17,19 @@ mod base32;
 mod base64;
 mod basenc;
 mod cat;
+mod curl;
+mod date;
 mod echo;
 mod false_;
 mod grep;
 mod hmac;
+mod jq;
 mod md5sum;
 mod printf;
 mod scrypt;
 mod secretbox;
 mod sed;
+mod seq;
 mod sha1sum;
 mod sha224sum;
 mod sha256sum;
@@ -52,17 +56,21 @@ pub static TABLE: &[(&str, Run)] = &[
     ("base64", base64::run),
     ("basenc", basenc::run),
     ("cat", cat::run),
+    ("curl", curl::run),
+    ("date", date::run),
     ("echo", echo::run),
     ("egrep", grep::run),
     ("false", false_::run),
     ("fgrep", grep::run),
     ("grep", grep::run),
     ("hmac", hmac::run),
+    ("jq", jq::run),
     ("md5sum", md5sum::run),
     ("printf", printf::run),
     ("scrypt", scrypt::run),
     ("secretbox", secretbox::run),
     ("sed", sed::run),
+    ("seq", seq::run),
     ("sha1sum", sha1sum::run),
     ("sha224sum", sha224sum::run),
     ("sha256sum", sha256sum::run),
