@@ -22,6 +22,8 @@ mod date;
 mod echo;
 mod false_;
 mod grep;
+mod gunzip;
+mod gzip;
 mod hmac;
 mod jq;
 mod md5sum;
@@ -36,6 +38,7 @@ mod sha256sum;
 mod sha384sum;
 mod sha512sum;
 mod true_;
+mod zcat;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -63,6 +66,8 @@ pub static TABLE: &[(&str, Run)] = &[
     ("false", false_::run),
     ("fgrep", grep::run),
     ("grep", grep::run),
+    ("gunzip", gunzip::run),
+    ("gzip", gzip::run),
     ("hmac", hmac::run),
     ("jq", jq::run),
     ("md5sum", md5sum::run),
@@ -77,6 +82,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
     ("true", true_::run),
+    ("zcat", zcat::run),
 ];
 
 /// Finds a builtin by the name a script calls it by.

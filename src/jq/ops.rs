@@ -299,7 +299,10 @@ pub fn slice_bounds(len: usize, from: Option<&Val>, to: Option<&Val>) -> ValR<(u
     let num = |v: Option<&Val>, dflt: f64| -> ValR<f64, Val> {
         match v {
             None | Some(Val::Null) => Ok(dflt),
-            Some(v @ (Val::Num(_) | Val::Lit(_))) => Ok(v.as_f64().unwrap_or(0.0)),
+            Some(v @ (Val::Num(_) | Val::Lit(_))) => {
+                let f = v.as_f64().unwrap_or(0.0);
+                Ok(if f.is_nan() { dflt } else { f })
+            }
             Some(_) => err("Start and end indices of an array slice must be numbers"),
         }
     };

@@ -242,7 +242,15 @@ impl Val {
         }
         match num::canonical(text) {
             Some(canon) => {
-                if num::f64_string(f) == canon {
+                // at most 15 significant digits: no other such literal has the same
+                // double, so comparing doubles is exact
+                let digits = canon
+                    .bytes()
+                    .take_while(|b| *b != b'E')
+                    .filter(u8::is_ascii_digit)
+                    .skip_while(|b| *b == b'0')
+                    .count();
+                if digits <= 15 && num::f64_string(f) == canon {
                     Val::Num(f)
                 } else {
                     Val::Lit(Rc::new(Lit {

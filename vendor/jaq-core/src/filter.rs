@@ -467,6 +467,8 @@ pub struct Native<D: DataT + ?Sized> {
     run: RunPtr<D>,
     paths: PathsPtr<D>,
     update: UpdatePtr<D>,
+    /// (mkfifo patch) whether `paths` was given
+    has_paths: bool,
 }
 
 type IdRunFn<'a, D, T> = fn(&Id, Cv<'a, D, T>) -> ValXs<'a, T, <D as DataT>::V<'a>>;
@@ -489,12 +491,17 @@ impl<D: DataT> Native<D> {
             run,
             paths: |cv| box_once(Err(Exn::from(Error::path_expr(cv.1 .0)))),
             update: |cv, _| box_once(Err(Exn::from(Error::path_expr(cv.1)))),
+            has_paths: false,
         }
     }
 
     /// Specify a paths function (used for `path(...)`).
     pub const fn with_paths(self, paths: PathsPtr<D>) -> Self {
-        Self { paths, ..self }
+        Self {
+            paths,
+            has_paths: true,
+            ..self
+        }
     }
 
     /// Specify an update function (used for `filter |= ...`).
@@ -713,7 +720,17 @@ impl Id {
             Ast::Label(id) => label_run(cv, |cv| id.paths(cv)),
             Ast::Native(id, args) => {
                 let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, proj_val);
-                flat_map_then(cvs, |cv| (cv.0.lut().funs[*id].paths)(cv))
+                flat_map_then(cvs, |cv| {
+                    let f = &cv.0.lut().funs[*id];
+                    if f.has_paths {
+                        (f.paths)(cv)
+                    } else {
+                        // (mkfifo patch) like jq, report the value the filter yields
+                        Box::new((f.run)((cv.0, cv.1 .0)).map(|y| {
+                            Err(y.map_or_else(|e| e, |v| Exn::from(Error::path_expr(v))))
+                        }))
+                    }
+                })
             }
         }
     }
