@@ -5,7 +5,7 @@
 
 use jaq_core::box_iter::{box_once, BoxIter};
 use jaq_core::native::{bome, Filter};
-use jaq_core::{Bind, Cv, Error, Exn, Native, ValR, ValX, ValXs};
+use jaq_core::{Bind, Cv, Error, Exn, Native, ValR, ValT, ValX, ValXs};
 
 use super::fuel;
 use super::ops::{err, split};
@@ -271,7 +271,10 @@ pub fn all() -> Vec<Fun> {
                 let (f, fc) = cv.0.pop_fun();
                 let cvp = (fc, (cv.1, Default::default()));
                 Box::new(f.paths(cvp).map(|r| {
-                    let (_, p) = r?;
+                    let (v, p) = r?;
+                    if p.head().is_some_and(Val::is_path_marker) {
+                        return Err(Exn::from(Error::path_expr(v)));
+                    }
                     let mut items: Vec<V> = p.iter().cloned().collect();
                     items.reverse();
                     if !fuel::spend(1) {
