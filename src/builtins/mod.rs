@@ -21,6 +21,7 @@ mod curl;
 mod date;
 mod echo;
 mod false_;
+mod grep;
 mod gunzip;
 mod gzip;
 mod hmac;
@@ -66,7 +67,10 @@ pub static TABLE: &[(&str, Run)] = &[
     ("curl", curl::run),
     ("date", date::run),
     ("echo", echo::run),
+    ("egrep", grep::run),
     ("false", false_::run),
+    ("fgrep", grep::run),
+    ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
     ("hmac", hmac::run),
