@@ -40,18 +40,27 @@ fn fetch_blocking(req: &HttpRequest) -> Result<HttpResponse, String> {
         .timeout_global(Some(std::time::Duration::from_secs(60)))
         .build()
         .into();
-    let mut builder = ureq::http::Request::builder().method(req.method.as_str()).uri(&req.url);
+    let mut builder = ureq::http::Request::builder()
+        .method(req.method.as_str())
+        .uri(&req.url);
     for (k, v) in &req.headers {
         builder = builder.header(k.as_str(), v.as_str());
     }
-    let request = builder.body(req.body.clone()).map_err(|e| format!("bad request: {e}"))?;
+    let request = builder
+        .body(req.body.clone())
+        .map_err(|e| format!("bad request: {e}"))?;
     let mut resp = agent.run(request).map_err(|e| describe(&e, &req.url))?;
     let url = resp.get_uri().to_string();
     let status = resp.status();
     let headers = resp
         .headers()
         .iter()
-        .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .map(|(k, v)| {
+            (
+                k.as_str().to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
         .collect();
     let body = resp
         .body_mut()
@@ -70,7 +79,11 @@ fn fetch_blocking(req: &HttpRequest) -> Result<HttpResponse, String> {
 
 /// A transport error in curl's words where there is an equivalent.
 fn describe(e: &ureq::Error, url: &str) -> String {
-    let host = url.split("://").nth(1).and_then(|r| r.split(['/', ':', '?']).next()).unwrap_or(url);
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', ':', '?']).next())
+        .unwrap_or(url);
     match e {
         ureq::Error::HostNotFound => format!("Could not resolve host: {host}"),
         ureq::Error::ConnectionFailed => format!("Failed to connect to {host}"),

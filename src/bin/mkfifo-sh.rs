@@ -42,7 +42,10 @@ mod cli {
     }
 
     pub fn main() {
-        let args: Vec<Vec<u8>> = std::env::args_os().skip(1).map(|a| a.as_bytes().to_vec()).collect();
+        let args: Vec<Vec<u8>> = std::env::args_os()
+            .skip(1)
+            .map(|a| a.as_bytes().to_vec())
+            .collect();
         let mut budget = DEFAULT_LIMIT;
         let mut show_steps = false;
         let mut subrequests = DEFAULT_SUBREQUESTS;
@@ -59,7 +62,8 @@ mod cli {
                 }
                 b"--subrequests" => {
                     i += 1;
-                    subrequests = u32::try_from(number(args.get(i), "--subrequests")).unwrap_or(u32::MAX);
+                    subrequests =
+                        u32::try_from(number(args.get(i), "--subrequests")).unwrap_or(u32::MAX);
                 }
                 b"--steps" => show_steps = true,
                 b"--batch" => return batch(),
@@ -80,7 +84,9 @@ mod cli {
         let mut stdin = Vec::new();
         match rest.first().map(Vec::as_slice) {
             Some(b"-c") => {
-                let Some(script) = rest.get(1) else { fail("-c needs a script") };
+                let Some(script) = rest.get(1) else {
+                    fail("-c needs a script")
+                };
                 job.script = script.clone();
                 if let Some(a0) = rest.get(2) {
                     job.arg0 = a0.clone();
@@ -91,8 +97,15 @@ mod cli {
                 }
             }
             first => {
-                let params = if first == Some(b"-s") { &rest[1..] } else { rest };
-                if let Some(p) = params.first().filter(|p| p.starts_with(b"-") && p.len() > 1) {
+                let params = if first == Some(b"-s") {
+                    &rest[1..]
+                } else {
+                    rest
+                };
+                if let Some(p) = params
+                    .first()
+                    .filter(|p| p.starts_with(b"-") && p.len() > 1)
+                {
                     fail(&format!("unknown option {}", String::from_utf8_lossy(p)));
                 }
                 if first.is_some() && first != Some(b"-s") {
@@ -154,7 +167,11 @@ mod cli {
         Ok(Job {
             script: decode(&case.script)?,
             arg0: b"sh".to_vec(),
-            args: case.args.iter().map(|a| decode(a)).collect::<Result<_, _>>()?,
+            args: case
+                .args
+                .iter()
+                .map(|a| decode(a))
+                .collect::<Result<_, _>>()?,
             stdin: decode(&case.stdin)?,
             vars,
             budget: case.budget.unwrap_or(DEFAULT_LIMIT),
@@ -172,7 +189,13 @@ mod cli {
                 continue;
             }
             let result = match job_of(&line) {
-                Err(e) => Outcome { status: 2, stdout: Vec::new(), stderr: e.into_bytes(), steps: 0, error: None },
+                Err(e) => Outcome {
+                    status: 2,
+                    stdout: Vec::new(),
+                    stderr: e.into_bytes(),
+                    steps: 0,
+                    error: None,
+                },
                 Ok(job) => {
                     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         pollster::block_on(shell.run(&NativeHost, job))

@@ -22,9 +22,9 @@ enum T {
 }
 
 const OPS: &[&str] = &[
-    "<<=", ">>=", "**", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "*=", "/=", "%=",
-    "+=", "-=", "&=", "^=", "|=", "+", "-", "*", "/", "%", "<", ">", "&", "^", "|", "!", "~", "?",
-    ":", "=", "(", ")", ",",
+    "<<=", ">>=", "**", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "*=", "/=",
+    "%=", "+=", "-=", "&=", "^=", "|=", "+", "-", "*", "/", "%", "<", ">", "&", "^", "|", "!", "~",
+    "?", ":", "=", "(", ")", ",",
 ];
 
 struct P<'a, 'e> {
@@ -42,7 +42,14 @@ pub fn eval(expr: &[u8], env: &mut dyn Env) -> Result<i64, ArithError> {
 }
 
 fn eval_depth(expr: &[u8], env: &mut dyn Env, depth: u32) -> Result<i64, ArithError> {
-    let mut p = P { src: expr, pos: 0, tok: T::End, tok_start: 0, env, depth };
+    let mut p = P {
+        src: expr,
+        pos: 0,
+        tok: T::End,
+        tok_start: 0,
+        env,
+        depth,
+    };
     p.advance()?;
     if p.tok == T::End {
         return Ok(0);
@@ -62,7 +69,9 @@ impl P<'_, '_> {
     }
 
     fn advance(&mut self) -> Result<(), ArithError> {
-        while self.pos < self.src.len() && matches!(self.src[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+        while self.pos < self.src.len()
+            && matches!(self.src[self.pos], b' ' | b'\t' | b'\n' | b'\r')
+        {
             self.pos += 1;
         }
         self.tok_start = self.pos;
@@ -72,14 +81,20 @@ impl P<'_, '_> {
             return Ok(());
         };
         if c.is_ascii_digit() {
-            let n = rest.iter().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'#' | b'@' | b'_')).count();
+            let n = rest
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'#' | b'@' | b'_'))
+                .count();
             let text = &rest[..n];
             self.pos += n;
             self.tok = T::Num(self.number(text)?);
             return Ok(());
         }
         if c.is_ascii_alphabetic() || c == b'_' {
-            let n = rest.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+            let n = rest
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
             self.tok = T::Name(self.pos, self.pos + n);
             self.pos += n;
             return Ok(());
@@ -95,19 +110,22 @@ impl P<'_, '_> {
     }
 
     fn number(&self, text: &[u8]) -> Result<i64, ArithError> {
-        let (base, digits): (u32, &[u8]) = if let Some(h) = text.strip_prefix(b"0x").or(text.strip_prefix(b"0X")) {
-            (16, h)
-        } else if let Some(i) = memchr::memchr(b'#', text) {
-            let b = std::str::from_utf8(&text[..i]).ok().and_then(|s| s.parse::<u32>().ok());
-            match b {
-                Some(b) if (2..=64).contains(&b) => (b, &text[i + 1..]),
-                _ => return Err(self.error("invalid arithmetic base")),
-            }
-        } else if text.len() > 1 && text[0] == b'0' {
-            (8, &text[1..])
-        } else {
-            (10, text)
-        };
+        let (base, digits): (u32, &[u8]) =
+            if let Some(h) = text.strip_prefix(b"0x").or(text.strip_prefix(b"0X")) {
+                (16, h)
+            } else if let Some(i) = memchr::memchr(b'#', text) {
+                let b = std::str::from_utf8(&text[..i])
+                    .ok()
+                    .and_then(|s| s.parse::<u32>().ok());
+                match b {
+                    Some(b) if (2..=64).contains(&b) => (b, &text[i + 1..]),
+                    _ => return Err(self.error("invalid arithmetic base")),
+                }
+            } else if text.len() > 1 && text[0] == b'0' {
+                (8, &text[1..])
+            } else {
+                (10, text)
+            };
         if digits.is_empty() && base != 8 {
             return Err(self.error("invalid integer constant"));
         }
@@ -123,11 +141,9 @@ impl P<'_, '_> {
             };
             if dv >= base {
                 let tok = String::from_utf8_lossy(text);
-                let expr = String::from_utf8_lossy(trim(self.src));
                 return Err(ArithError(format!(
                     "{tok}: value too great for base (error token is \"{tok}\")"
-                ))
-                .with_expr_if(&expr, &tok));
+                )));
             }
             v = v.wrapping_mul(i64::from(base)).wrapping_add(i64::from(dv));
         }
@@ -171,8 +187,14 @@ impl P<'_, '_> {
             let save = (self.pos, self.tok, self.tok_start);
             self.advance()?;
             if let T::Op(op) = self.tok {
-                if matches!(op, "=" | "*=" | "/=" | "%=" | "+=" | "-=" | "<<=" | ">>=" | "&=" | "^=" | "|=") {
+                if is_assign_op(op) {
                     self.advance()?;
+                    // bash reads the variable before it evaluates the right side.
+                    let cur = if op == "=" || skip {
+                        0
+                    } else {
+                        self.name_value(s, e)?
+                    };
                     let rhs = self.assign(skip)?;
                     if skip {
                         return Ok(0);
@@ -180,8 +202,14 @@ impl P<'_, '_> {
                     let v = if op == "=" {
                         rhs
                     } else {
-                        let cur = self.name_value(s, e)?;
-                        self.binary(&op[..op.len() - 1], cur, rhs)?
+                        let at = self.tok_start;
+                        self.binary(&op[..op.len() - 1], cur, rhs).map_err(|e| {
+                            if e.0.is_empty() {
+                                self.div_zero(at)
+                            } else {
+                                e
+                            }
+                        })?
                     };
                     let name = self.src[s..e].to_vec();
                     self.env.set_var(&name, v).map_err(ArithError)?;
@@ -190,7 +218,19 @@ impl P<'_, '_> {
             }
             (self.pos, self.tok, self.tok_start) = save;
         }
-        self.ternary(skip)
+        let v = self.ternary(skip)?;
+        if let T::Op(op) = self.tok {
+            if is_assign_op(op) {
+                return Err(self.error("attempted assignment to non-variable"));
+            }
+        }
+        Ok(v)
+    }
+
+    fn div_zero(&self, at: usize) -> ArithError {
+        let rest = String::from_utf8_lossy(trim(&self.src[at.min(self.src.len())..])).into_owned();
+        let expr = String::from_utf8_lossy(trim(self.src)).into_owned();
+        ArithError(format!("{expr}: division by 0 (error token is \"{rest}\")"))
     }
 
     fn ternary(&mut self, skip: bool) -> Result<i64, ArithError> {
@@ -204,7 +244,8 @@ impl P<'_, '_> {
             return Err(self.error("`:' expected for conditional expression"));
         }
         self.advance()?;
-        let b = self.assign(skip || c != 0)?;
+        // bash: the third operand takes no assignment (`a ? b : c = d` is an error).
+        let b = self.ternary(skip || c != 0)?;
         Ok(if c != 0 { a } else { b })
     }
 
@@ -225,8 +266,7 @@ impl P<'_, '_> {
             return self.power(skip);
         }
         let mut v = self.binop(level + 1, skip)?;
-        loop {
-            let T::Op(op) = self.tok else { break };
+        while let T::Op(op) = self.tok {
             if !LEVELS[level].contains(&op) {
                 break;
             }
@@ -249,7 +289,8 @@ impl P<'_, '_> {
             v = self.binary(op, v, r).map_err(|e| {
                 if e.0.is_empty() {
                     let mut p_err = self.error("division by 0");
-                    let rest = String::from_utf8_lossy(trim(&self.src[at + op.len()..])).into_owned();
+                    let rest =
+                        String::from_utf8_lossy(trim(&self.src[at + op.len()..])).into_owned();
                     let expr = String::from_utf8_lossy(trim(self.src)).into_owned();
                     p_err.0 = format!("{expr}: division by 0 (error token is \"{rest}\")");
                     p_err
@@ -321,7 +362,7 @@ impl P<'_, '_> {
 
     fn unary(&mut self, skip: bool) -> Result<i64, ArithError> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH * 4 {
+        if self.depth > MAX_DEPTH * 2 {
             return Err(self.error("expression recursion level exceeded"));
         }
         let r = self.unary_inner(skip);
@@ -331,6 +372,17 @@ impl P<'_, '_> {
 
     fn unary_inner(&mut self, skip: bool) -> Result<i64, ArithError> {
         match self.tok {
+            T::Op(op @ ("++" | "--"))
+                if !self
+                    .src
+                    .get(self.tok_start + 2)
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_') =>
+            {
+                // `++` not before a name is two signs: bash reads `+++x` as `+ ++x`.
+                self.pos = self.tok_start + 1;
+                self.tok = T::Op(if op == "++" { "+" } else { "-" });
+                self.unary(skip)
+            }
             T::Op(op @ ("++" | "--")) => {
                 self.advance()?;
                 let T::Name(s, e) = self.tok else {
@@ -341,7 +393,11 @@ impl P<'_, '_> {
                     return Ok(0);
                 }
                 let v = self.name_value(s, e)?;
-                let v = if op == "++" { v.wrapping_add(1) } else { v.wrapping_sub(1) };
+                let v = if op == "++" {
+                    v.wrapping_add(1)
+                } else {
+                    v.wrapping_sub(1)
+                };
                 let name = self.src[s..e].to_vec();
                 self.env.set_var(&name, v).map_err(ArithError)?;
                 Ok(v)
@@ -374,7 +430,11 @@ impl P<'_, '_> {
                         return Ok(0);
                     }
                     let v = self.name_value(s, e)?;
-                    let n = if op == "++" { v.wrapping_add(1) } else { v.wrapping_sub(1) };
+                    let n = if op == "++" {
+                        v.wrapping_add(1)
+                    } else {
+                        v.wrapping_sub(1)
+                    };
                     let name = self.src[s..e].to_vec();
                     self.env.set_var(&name, n).map_err(ArithError)?;
                     return Ok(v);
@@ -398,19 +458,22 @@ impl P<'_, '_> {
     }
 }
 
-trait WithExpr {
-    fn with_expr_if(self, expr: &str, tok: &str) -> Self;
-}
-
-impl WithExpr for ArithError {
-    fn with_expr_if(self, _expr: &str, _tok: &str) -> Self {
-        self
-    }
+fn is_assign_op(op: &str) -> bool {
+    matches!(
+        op,
+        "=" | "*=" | "/=" | "%=" | "+=" | "-=" | "<<=" | ">>=" | "&=" | "^=" | "|="
+    )
 }
 
 fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
-    let end = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    let start = s
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let end = s
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
     &s[start..end.max(start)]
 }
 
@@ -467,7 +530,12 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert_eq!(ev("1/0"), Err(ArithError("1/0: division by 0 (error token is \"0\")".into())));
+        assert_eq!(
+            ev("1/0"),
+            Err(ArithError(
+                "1/0: division by 0 (error token is \"0\")".into()
+            ))
+        );
         assert!(ev("1 +").is_err());
         assert!(ev("08").is_err());
         assert!(ev("(((((").is_err());

@@ -25,7 +25,13 @@ pub struct Lru<V> {
 
 impl<V: Clone> Lru<V> {
     pub fn new(cap: usize) -> Self {
-        Lru { map: HashMap::new(), tick: 0, cap, hits: 0, misses: 0 }
+        Lru {
+            map: HashMap::new(),
+            tick: 0,
+            cap,
+            hits: 0,
+            misses: 0,
+        }
     }
 
     pub fn get_or_insert_with(&mut self, key: &[u8], make: impl FnOnce() -> V) -> V {
@@ -39,7 +45,12 @@ impl<V: Clone> Lru<V> {
         let v = make();
         if self.map.len() >= self.cap {
             // Evict the least recently used: a scan of 64 entries costs less than a list.
-            if let Some(old) = self.map.iter().min_by_key(|(_, (_, t))| *t).map(|(k, _)| k.clone()) {
+            if let Some(old) = self
+                .map
+                .iter()
+                .min_by_key(|(_, (_, t))| *t)
+                .map(|(k, _)| k.clone())
+            {
                 self.map.remove(&old);
             }
         }
@@ -64,17 +75,22 @@ pub struct ScriptCache {
 
 impl Default for ScriptCache {
     fn default() -> Self {
-        ScriptCache { scripts: Lru::new(CAPACITY), templates: Lru::new(CAPACITY) }
+        ScriptCache {
+            scripts: Lru::new(CAPACITY),
+            templates: Lru::new(CAPACITY),
+        }
     }
 }
 
 impl ScriptCache {
     pub fn get(&mut self, src: &[u8]) -> Parsed {
-        self.scripts.get_or_insert_with(src, || Rc::new(Parser::parse_top(src)))
+        self.scripts
+            .get_or_insert_with(src, || Rc::new(Parser::parse_top(src)))
     }
 
     pub fn template(&mut self, src: &[u8]) -> Rc<Result<Word, Error>> {
-        self.templates.get_or_insert_with(src, || Rc::new(Parser::new(src, 0, 0).parse_template()))
+        self.templates
+            .get_or_insert_with(src, || Rc::new(Parser::new(src, 0, 0).parse_template()))
     }
 }
 

@@ -28,7 +28,10 @@ pub enum Ctl {
     Exit(Status),
     /// An expansion error (already reported): the shell exits with `top`, a subshell with
     /// `sub` (bash's statuses).
-    Abort { top: Status, sub: Status },
+    Abort {
+        top: Status,
+        sub: Status,
+    },
     Err(Error),
 }
 
@@ -73,10 +76,17 @@ pub struct Exec<'s> {
     pub subst_status: Option<Status>,
     /// The script ended by `exit` or an error, not by running to its end.
     pub exited: bool,
+    /// The lowest stack address seen at a nesting level (see [`Exec::enter`]).
+    pub stack_low: usize,
 }
 
 impl<'s> Exec<'s> {
-    pub fn new(host: &'s dyn Host, caches: &'s mut Caches, scripts: &'s mut ScriptCache, budget: Budget) -> Self {
+    pub fn new(
+        host: &'s dyn Host,
+        caches: &'s mut Caches,
+        scripts: &'s mut ScriptCache,
+        budget: Budget,
+    ) -> Self {
         Exec {
             host,
             caches,
@@ -93,6 +103,7 @@ impl<'s> Exec<'s> {
             line: 1,
             subst_status: None,
             exited: false,
+            stack_low: usize::MAX,
         }
     }
 
@@ -111,6 +122,10 @@ impl<'s> Exec<'s> {
     }
 
     pub fn enter(&mut self) -> R<()> {
+        // Where the stack is now: for measuring how much one level of nesting takes.
+        let probe = 0u8;
+        let here = std::ptr::addr_of!(probe) as usize;
+        self.stack_low = self.stack_low.min(here);
         if self.depth >= MAX_DEPTH {
             return Err(Ctl::Err(Error::Fatal(format!(
                 "sh: line {}: maximum nesting depth of {MAX_DEPTH} exceeded (function calls, subshells and substitutions)",
@@ -181,7 +196,11 @@ impl<'s> Exec<'s> {
                 self.sinks.push(Vec::new());
                 Some(self.sinks.len() - 1)
             };
-            let stage = Io { stdin, out, err: io.err };
+            let stage = Io {
+                stdin,
+                out,
+                err: io.err,
+            };
             let saved = self.st.clone();
             let r = match self.enter() {
                 Ok(()) => {
@@ -246,6 +265,15 @@ impl<'s> Exec<'s> {
 
     pub fn compound<'a>(&'a mut self, c: &'a Compound, io: Io) -> Boxed<'a, R> {
         Box::pin(async move {
+            self.enter()?;
+            let r = self.compound_inner(c, io).await;
+            self.depth -= 1;
+            r
+        })
+    }
+
+    async fn compound_inner(&mut self, c: &Compound, io: Io) -> R {
+        {
             match c {
                 Compound::Group(list) => self.list(list, io).await,
                 Compound::Subshell(list) => {
@@ -319,7 +347,7 @@ impl<'s> Exec<'s> {
                     Ok(status)
                 }
             }
-        })
+        }
     }
 
     async fn run_loop(&mut self, until: bool, cond: &[AndOr], body: &[AndOr], io: Io) -> R {
@@ -386,7 +414,10 @@ impl<'s> Exec<'s> {
                         None => Vec::new(),
                     };
                     if fd != 0 {
-                        self.diag(io, &format!("{fd}: here-documents only go to standard input"));
+                        self.diag(
+                            io,
+                            &format!("{fd}: here-documents only go to standard input"),
+                        );
                         return Ok(Err(1));
                     }
                     self.inputs.push(Input::new(body));
@@ -396,7 +427,10 @@ impl<'s> Exec<'s> {
                 RedirTarget::Word(w) => self.expand_string(w, io).await?,
             };
             if fd > 2 {
-                self.diag(io, &format!("{fd}: bad file descriptor (only 0, 1 and 2 exist)"));
+                self.diag(
+                    io,
+                    &format!("{fd}: bad file descriptor (only 0, 1 and 2 exist)"),
+                );
                 return Ok(Err(1));
             }
             let t = target.as_slice();
@@ -426,7 +460,10 @@ impl<'s> Exec<'s> {
                         true
                     }
                     _ => {
-                        self.diag(io, &format!("{}: bad file descriptor", String::from_utf8_lossy(t)));
+                        self.diag(
+                            io,
+                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
+                        );
                         return Ok(Err(1));
                     }
                 },
@@ -461,7 +498,10 @@ impl<'s> Exec<'s> {
                         true
                     }
                     _ if t.iter().all(u8::is_ascii_digit) && !t.is_empty() => {
-                        self.diag(io, &format!("{}: bad file descriptor", String::from_utf8_lossy(t)));
+                        self.diag(
+                            io,
+                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
+                        );
                         return Ok(Err(1));
                     }
                     _ => match sink_of(&io, t) {
@@ -532,7 +572,10 @@ impl<'s> Exec<'s> {
             let v = self.assign_value(a, io).await?;
             if let Some(old) = self.st.vars.get(&a.name) {
                 if old.readonly {
-                    self.diag(io, &format!("{}: readonly variable", String::from_utf8_lossy(&a.name)));
+                    self.diag(
+                        io,
+                        &format!("{}: readonly variable", String::from_utf8_lossy(&a.name)),
+                    );
                     self.st.restore(saved);
                     return Err(Ctl::Abort { top: 1, sub: 1 });
                 }
@@ -576,7 +619,10 @@ impl<'s> Exec<'s> {
                 return Ok(status);
             }
         }
-        self.diag(io, &format!("{}: command not found", String::from_utf8_lossy(name)));
+        self.diag(
+            io,
+            &format!("{}: command not found", String::from_utf8_lossy(name)),
+        );
         Ok(127)
     }
 
@@ -610,7 +656,8 @@ impl<'s> Exec<'s> {
     async fn builtin(&mut self, tool: Run, argv: &[Vec<u8>], io: Io) -> R {
         // A builtin can only need a fetch when an operand names a URL or a backend file
         // (both have a colon): then keep stdin as it was, to run it again from the start.
-        let may_fetch = argv.iter().any(|a| memchr::memchr(b':', a).is_some()) || argv[0] == b"curl";
+        let may_fetch =
+            argv.iter().any(|a| memchr::memchr(b':', a).is_some()) || argv[0] == b"curl";
         let mut fetched = 0u32;
         loop {
             let snapshot = may_fetch.then(|| self.inputs[io.stdin].clone());
@@ -661,8 +708,16 @@ impl<'s> Exec<'s> {
         let r = {
             let mut ctx = Ctx {
                 stdin: &mut self.inputs[io.stdin],
-                stdout: if io.out.is_some() { &mut out } else { &mut tmp_out },
-                stderr: if io.err.is_some() && !same { &mut err } else { &mut tmp_err },
+                stdout: if io.out.is_some() {
+                    &mut out
+                } else {
+                    &mut tmp_out
+                },
+                stderr: if io.err.is_some() && !same {
+                    &mut err
+                } else {
+                    &mut tmp_err
+                },
                 budget: &mut self.budget,
                 vars: &self.st,
                 host: self.host,
@@ -695,7 +750,8 @@ impl<'s> Exec<'s> {
                 self.resources.insert(res, answer);
             }
             Resource::FifoFile { .. } => {
-                self.resources.insert(res, Err("backend files are not supported yet".into()));
+                self.resources
+                    .insert(res, Err("backend files are not supported yet".into()));
             }
         }
         Ok(())
@@ -746,7 +802,16 @@ impl<'s> Exec<'s> {
             let idx = self.sinks.len() - 1;
             let saved = self.st.clone();
             let line = self.line;
-            let r = self.list(&script.body, Io { stdin: io.stdin, out: Some(idx), err: io.err }).await;
+            let r = self
+                .list(
+                    &script.body,
+                    Io {
+                        stdin: io.stdin,
+                        out: Some(idx),
+                        err: io.err,
+                    },
+                )
+                .await;
             self.st = saved;
             self.line = line;
             self.depth -= 1;
@@ -785,5 +850,7 @@ pub fn sub_status(r: R) -> R {
 pub fn is_fifo_name(name: &[u8]) -> bool {
     (1..=63).contains(&name.len())
         && matches!(name[0], b'a'..=b'z' | b'0'..=b'9')
-        && name.iter().all(|&c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+        && name
+            .iter()
+            .all(|&c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'-'))
 }

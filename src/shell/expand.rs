@@ -25,7 +25,10 @@ struct Ifs {
 
 impl Ifs {
     fn new(ifs: &[u8]) -> Ifs {
-        let mut s = Ifs { white: [false; 256], other: [false; 256] };
+        let mut s = Ifs {
+            white: [false; 256],
+            other: [false; 256],
+        };
         for &c in ifs {
             if matches!(c, b' ' | b'\t' | b'\n') {
                 s.white[usize::from(c)] = true;
@@ -129,7 +132,7 @@ impl Acc {
                 }
             }
             if hard {
-                if !(self.after_white && !self.live) {
+                if !self.after_white || self.live {
                     self.fields.push(std::mem::take(&mut self.cur));
                 }
                 self.live = false;
@@ -193,7 +196,11 @@ type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 impl Exec<'_> {
     /// Expands command words: field splitting applies, empty unquoted results vanish.
-    pub(super) async fn expand_words(&mut self, words: &[super::ast::Word], io: Io) -> R<Vec<Vec<u8>>> {
+    pub(super) async fn expand_words(
+        &mut self,
+        words: &[super::ast::Word],
+        io: Io,
+    ) -> R<Vec<Vec<u8>>> {
         let mut out = Vec::with_capacity(words.len());
         for w in words {
             if let Some(lit) = w.as_literal() {
@@ -201,7 +208,16 @@ impl Exec<'_> {
                 continue;
             }
             let mut acc = Acc::new(true, false);
-            self.parts(&w.parts, Q { dq: false, lit_splits: false }, &mut acc, io).await?;
+            self.parts(
+                &w.parts,
+                Q {
+                    dq: false,
+                    lit_splits: false,
+                },
+                &mut acc,
+                io,
+            )
+            .await?;
             self.charge(&acc)?;
             out.extend(acc.finish());
         }
@@ -215,7 +231,16 @@ impl Exec<'_> {
             return Ok(lit.to_vec());
         }
         let mut acc = Acc::new(false, false);
-        self.parts(&w.parts, Q { dq: false, lit_splits: false }, &mut acc, io).await?;
+        self.parts(
+            &w.parts,
+            Q {
+                dq: false,
+                lit_splits: false,
+            },
+            &mut acc,
+            io,
+        )
+        .await?;
         self.charge(&acc)?;
         Ok(acc.finish_one())
     }
@@ -226,7 +251,16 @@ impl Exec<'_> {
             return Ok(Pattern::new(lit));
         }
         let mut acc = Acc::new(false, true);
-        self.parts(&w.parts, Q { dq: false, lit_splits: false }, &mut acc, io).await?;
+        self.parts(
+            &w.parts,
+            Q {
+                dq: false,
+                lit_splits: false,
+            },
+            &mut acc,
+            io,
+        )
+        .await?;
         self.charge(&acc)?;
         Ok(Pattern::new(&acc.finish_one()))
     }
@@ -234,7 +268,16 @@ impl Exec<'_> {
     /// Expands a template like the inside of a double-quoted word.
     pub(super) async fn expand_quoted(&mut self, w: &Word, io: Io) -> R<Vec<u8>> {
         let mut acc = Acc::new(false, false);
-        self.parts(&w.parts, Q { dq: true, lit_splits: false }, &mut acc, io).await?;
+        self.parts(
+            &w.parts,
+            Q {
+                dq: true,
+                lit_splits: false,
+            },
+            &mut acc,
+            io,
+        )
+        .await?;
         self.charge(&acc)?;
         Ok(acc.finish_one())
     }
@@ -246,7 +289,13 @@ impl Exec<'_> {
         Ok(())
     }
 
-    fn parts_boxed<'a>(&'a mut self, parts: &'a [Part], q: Q, acc: &'a mut Acc, io: Io) -> Boxed<'a, R<()>> {
+    fn parts_boxed<'a>(
+        &'a mut self,
+        parts: &'a [Part],
+        q: Q,
+        acc: &'a mut Acc,
+        io: Io,
+    ) -> Boxed<'a, R<()>> {
         Box::pin(self.parts(parts, q, acc, io))
     }
 
@@ -265,9 +314,22 @@ impl Exec<'_> {
                 }
                 Part::Quoted(s) => acc.quoted(s),
                 Part::Double(inner) => {
-                    acc.live = true;
+                    // "" is an empty field, but "$@" with no parameters is none.
+                    let at = |p: &Part| matches!(p, Part::Param(p) if p.name == ParamName::Special(b'@') && p.op == ParamOp::Plain);
+                    if !inner.iter().any(at) {
+                        acc.live = true;
+                    }
                     acc.after_white = false;
-                    self.parts_boxed(inner, Q { dq: true, lit_splits: false }, acc, io).await?;
+                    self.parts_boxed(
+                        inner,
+                        Q {
+                            dq: true,
+                            lit_splits: false,
+                        },
+                        acc,
+                        io,
+                    )
+                    .await?;
                 }
                 Part::Param(p) => match p.op {
                     ParamOp::Plain | ParamOp::Length => self.param_simple(p, q, acc, io)?,
@@ -279,7 +341,16 @@ impl Exec<'_> {
                 }
                 Part::Arith(inner) => {
                     let mut a = Acc::new(false, false);
-                    self.parts_boxed(inner, Q { dq: true, lit_splits: false }, &mut a, io).await?;
+                    self.parts_boxed(
+                        inner,
+                        Q {
+                            dq: true,
+                            lit_splits: false,
+                        },
+                        &mut a,
+                        io,
+                    )
+                    .await?;
                     let expr = a.finish_one();
                     let v = self.arith(&expr, io)?;
                     self.value(v.to_string().as_bytes(), q, acc)?;
@@ -311,7 +382,11 @@ impl Exec<'_> {
         if q.dq {
             acc.quoted(v);
         } else {
-            let ifs = if acc.split && acc.ifs.is_none() { self.st.ifs() } else { None };
+            let ifs = if acc.split && acc.ifs.is_none() {
+                self.st.ifs()
+            } else {
+                None
+            };
             acc.unquoted(v, ifs.as_deref());
         }
         Ok(())
@@ -379,7 +454,10 @@ impl Exec<'_> {
         let value: Option<Vec<u8>> = self.st.param(&p.name);
         match &p.op {
             ParamOp::Plain | ParamOp::Length => self.param_simple(p, q, acc, io),
-            ParamOp::Default(colon, w) | ParamOp::Alt(colon, w) | ParamOp::Assign(colon, w) | ParamOp::Error(colon, w) => {
+            ParamOp::Default(colon, w)
+            | ParamOp::Alt(colon, w)
+            | ParamOp::Assign(colon, w)
+            | ParamOp::Error(colon, w) => {
                 let set = match &value {
                     None => false,
                     Some(v) => !(*colon && v.is_empty()),
@@ -424,7 +502,11 @@ impl Exec<'_> {
                         }
                         let mut msg = self.operand_string(w, io).await?;
                         if msg.is_empty() && w.parts.is_empty() {
-                            msg = if *colon { b"parameter null or not set".to_vec() } else { b"parameter not set".to_vec() };
+                            msg = if *colon {
+                                b"parameter null or not set".to_vec()
+                            } else {
+                                b"parameter not set".to_vec()
+                            };
                         }
                         let n = Self::param_name_text(&p.name);
                         self.diag(io, &format!("{n}: {}", String::from_utf8_lossy(&msg)));
@@ -454,10 +536,34 @@ impl Exec<'_> {
                 }
                 Ok(())
             }
-            ParamOp::Replace { all, anchor, pattern, with } => {
-                let v = self.value_or_check(value, &p.name, io)?;
+            ParamOp::Replace {
+                all,
+                anchor,
+                pattern,
+                with,
+            } => {
+                if value.is_none() {
+                    self.check_set(&p.name, io)?;
+                    if q.dq {
+                        acc.live = true;
+                    }
+                    return Ok(());
+                }
+                let v = value.unwrap_or_default();
                 let pat = self.expand_pattern(pattern, io).await?;
-                let rep = self.operand_string(with, io).await?;
+                // The replacement as a pattern-style string: `&` is the match unless quoted.
+                let mut a = Acc::new(false, true);
+                self.parts_boxed(
+                    &with.parts,
+                    Q {
+                        dq: false,
+                        lit_splits: false,
+                    },
+                    &mut a,
+                    io,
+                )
+                .await?;
+                let rep = a.finish_one();
                 self.budget.spend_bytes(v.len())?;
                 let out = replace(&v, &pat, &rep, *all, *anchor);
                 self.value(&out, q, acc)?;
@@ -467,11 +573,18 @@ impl Exec<'_> {
                 Ok(())
             }
             ParamOp::Substring(off, len) => {
+                let unset = value.is_none();
                 let v = self.value_or_check(value, &p.name, io)?;
                 let off_s = self.operand_string(off, io).await?;
                 let off = self.arith(&off_s, io)?;
                 let n = v.len() as i64;
-                let start = if off < 0 { (n + off).max(0) } else { off.min(n) };
+                if unset || (off < 0 && n + off < 0) {
+                    if q.dq {
+                        acc.live = true;
+                    }
+                    return Ok(());
+                }
+                let start = if off < 0 { n + off } else { off.min(n) };
                 let end = match len {
                     None => n,
                     Some(l) => {
@@ -480,7 +593,13 @@ impl Exec<'_> {
                         if l < 0 {
                             let e = n + l;
                             if e < start {
-                                self.diag(io, &format!("{}: substring expression < 0", String::from_utf8_lossy(&l_s)));
+                                self.diag(
+                                    io,
+                                    &format!(
+                                        "{}: substring expression < 0",
+                                        String::from_utf8_lossy(&l_s)
+                                    ),
+                                );
                                 return Err(Ctl::Abort { top: 1, sub: 1 });
                             }
                             e
@@ -500,7 +619,11 @@ impl Exec<'_> {
                 let mut v = self.value_or_check(value, &p.name, io)?;
                 let n = if *all { v.len() } else { v.len().min(1) };
                 for c in &mut v[..n] {
-                    *c = if *upper { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() };
+                    *c = if *upper {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c.to_ascii_lowercase()
+                    };
                 }
                 self.value(&v, q, acc)?;
                 if q.dq {
@@ -536,14 +659,26 @@ impl Exec<'_> {
         if q.dq {
             acc.live = true;
         }
-        let inner = Q { dq: q.dq, lit_splits: !q.dq };
+        let inner = Q {
+            dq: q.dq,
+            lit_splits: !q.dq,
+        };
         self.parts_boxed(&w.parts, inner, acc, io).await
     }
 
     /// An operand word as a plain string (`${x:=word}`, `${x:?word}`, replacements).
     async fn operand_string(&mut self, w: &Word, io: Io) -> R<Vec<u8>> {
         let mut a = Acc::new(false, false);
-        self.parts_boxed(&w.parts, Q { dq: false, lit_splits: false }, &mut a, io).await?;
+        self.parts_boxed(
+            &w.parts,
+            Q {
+                dq: false,
+                lit_splits: false,
+            },
+            &mut a,
+            io,
+        )
+        .await?;
         Ok(a.finish_one())
     }
 
@@ -589,15 +724,47 @@ impl Exec<'_> {
 
 /// `${v/pat/rep}` and friends.
 fn replace(v: &[u8], pat: &Pattern, rep: &[u8], all: bool, anchor: Anchor) -> Vec<u8> {
+    // bash's patsub_replacement: an unquoted `&` stands for the matched text.
+    let fill = |out: &mut Vec<u8>, matched: &[u8]| {
+        let mut i = 0;
+        while i < rep.len() {
+            match rep[i] {
+                b'\\' if i + 1 < rep.len() => {
+                    out.push(rep[i + 1]);
+                    i += 2;
+                    continue;
+                }
+                b'&' => out.extend_from_slice(matched),
+                c => out.push(c),
+            }
+            i += 1;
+        }
+    };
     match anchor {
         Anchor::Start => match pat.prefix(v, true) {
-            Some(n) => [rep, &v[n..]].concat(),
+            Some(n) => {
+                let mut out = Vec::new();
+                fill(&mut out, &v[..n]);
+                out.extend_from_slice(&v[n..]);
+                out
+            }
             None => v.to_vec(),
         },
         Anchor::End => match pat.suffix(v, true) {
-            Some(n) => [&v[..v.len() - n], rep].concat(),
+            Some(n) => {
+                let mut out = v[..v.len() - n].to_vec();
+                fill(&mut out, &v[v.len() - n..]);
+                out
+            }
             None => v.to_vec(),
         },
+        Anchor::None if v.is_empty() => {
+            let mut out = Vec::new();
+            if pat.matches(b"") {
+                fill(&mut out, b"");
+            }
+            out
+        }
         Anchor::None => {
             let mut out = Vec::with_capacity(v.len());
             let mut i = 0;
@@ -605,7 +772,7 @@ fn replace(v: &[u8], pat: &Pattern, rep: &[u8], all: bool, anchor: Anchor) -> Ve
                 match pat.find(v, i) {
                     Some((s, n)) if n > 0 => {
                         out.extend_from_slice(&v[i..s]);
-                        out.extend_from_slice(rep);
+                        fill(&mut out, &v[s..s + n]);
                         i = s + n;
                         if !all {
                             break;

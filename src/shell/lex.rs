@@ -103,7 +103,12 @@ enum Ctx {
     /// The operand of `${name OP word}`: ends at `}` (or at `/`, `:` for the parts of
     /// replace and substring operators). `dq` when the `${...}` is inside double quotes;
     /// `sq` whether single quotes quote there.
-    Brace { dq: bool, sq: bool, slash: bool, colon: bool },
+    Brace {
+        dq: bool,
+        sq: bool,
+        slash: bool,
+        colon: bool,
+    },
 }
 
 impl Parser<'_> {
@@ -223,10 +228,10 @@ impl Parser<'_> {
         while let Some(c) = self.peek_byte() {
             match ctx {
                 Ctx::Plain if is_meta(c) => break,
-                Ctx::Brace { slash, colon, .. } => {
-                    if c == b'}' || (slash && c == b'/') || (colon && c == b':') {
-                        break;
-                    }
+                Ctx::Brace { slash, colon, .. }
+                    if c == b'}' || (slash && c == b'/') || (colon && c == b':') =>
+                {
+                    break
                 }
                 _ => {}
             }
@@ -293,7 +298,10 @@ impl Parser<'_> {
     }
 
     pub(super) fn eof_error(&self, start: usize, what: &str) -> crate::error::Error {
-        let mut e = self.error_at(start, format!("unexpected EOF while looking for matching {what}"));
+        let mut e = self.error_at(
+            start,
+            format!("unexpected EOF while looking for matching {what}"),
+        );
         if let crate::error::Error::Syntax { line, .. } = &mut e {
             // bash reports the line where the input ended.
             *line = self.line_of(self.src.len());
@@ -596,7 +604,8 @@ impl Parser<'_> {
                 }
                 b')' => {
                     if self.byte_at(1) != Some(b')') {
-                        return Err(self.error_at(self.pos, "syntax error near unexpected token `)'".into()));
+                        return Err(self
+                            .error_at(self.pos, "syntax error near unexpected token `)'".into()));
                     }
                     self.pos += 2;
                     break;
@@ -644,7 +653,8 @@ impl Parser<'_> {
     }
 
     fn bad_subst(&self, start: usize) -> crate::error::Error {
-        let end = memchr::memchr(b'}', &self.src[start..]).map_or(self.src.len(), |n| start + n + 1);
+        let end =
+            memchr::memchr(b'}', &self.src[start..]).map_or(self.src.len(), |n| start + n + 1);
         let text = String::from_utf8_lossy(&self.src[start.saturating_sub(2)..end]).into_owned();
         self.error_at(start, format!("{text}: bad substitution"))
     }
@@ -656,7 +666,10 @@ impl Parser<'_> {
         if self.peek_byte() == Some(b'#') {
             match self.byte_at(1) {
                 Some(b'}') => {}
-                Some(c) if is_name_char(c) || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => {
+                Some(c)
+                    if is_name_char(c)
+                        || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') =>
+                {
                     length = true;
                     self.pos += 1;
                 }
@@ -665,16 +678,24 @@ impl Parser<'_> {
         }
         let name = match self.peek_byte() {
             Some(c) if is_name_start(c) => {
-                let n = self.src[self.pos..].iter().take_while(|&&c| is_name_char(c)).count();
+                let n = self.src[self.pos..]
+                    .iter()
+                    .take_while(|&&c| is_name_char(c))
+                    .count();
                 let name = self.src[self.pos..self.pos + n].to_vec();
                 self.pos += n;
                 ParamName::Var(name)
             }
             Some(c) if c.is_ascii_digit() => {
-                let n = self.src[self.pos..].iter().take_while(|c| c.is_ascii_digit()).count();
+                let n = self.src[self.pos..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
                 let v = self.src[self.pos..self.pos + n]
                     .iter()
-                    .try_fold(0usize, |v, d| v.checked_mul(10)?.checked_add(usize::from(d - b'0')));
+                    .try_fold(0usize, |v, d| {
+                        v.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+                    });
                 self.pos += n;
                 ParamName::Positional(v.unwrap_or(usize::MAX))
             }
@@ -689,16 +710,27 @@ impl Parser<'_> {
                 return Err(self.bad_subst(start));
             }
             self.pos += 1;
-            return Ok(Param { name, op: ParamOp::Length });
+            return Ok(Param {
+                name,
+                op: ParamOp::Length,
+            });
         }
         let Some(c) = self.peek_byte() else {
             return Err(self.eof_error(start, "`}'"));
         };
-        let plain = |sq| Ctx::Brace { dq, sq, slash: false, colon: false };
+        let plain = |sq| Ctx::Brace {
+            dq,
+            sq,
+            slash: false,
+            colon: false,
+        };
         let op = match c {
             b'}' => {
                 self.pos += 1;
-                return Ok(Param { name, op: ParamOp::Plain });
+                return Ok(Param {
+                    name,
+                    op: ParamOp::Plain,
+                });
             }
             b':' if matches!(self.byte_at(1), Some(b'-' | b'=' | b'?' | b'+')) => {
                 let o = self.byte_at(1).unwrap_or(b'-');
@@ -713,7 +745,12 @@ impl Parser<'_> {
             }
             b':' => {
                 self.pos += 1;
-                let off = self.lex_word(Ctx::Brace { dq, sq: true, slash: false, colon: true })?;
+                let off = self.lex_word(Ctx::Brace {
+                    dq,
+                    sq: true,
+                    slash: false,
+                    colon: true,
+                })?;
                 let len = if self.peek_byte() == Some(b':') {
                     self.pos += 1;
                     Some(self.lex_word(plain(true))?)
@@ -754,14 +791,24 @@ impl Parser<'_> {
                     }
                     _ => {}
                 }
-                let pattern = self.lex_word(Ctx::Brace { dq, sq: true, slash: true, colon: false })?;
+                let pattern = self.lex_word(Ctx::Brace {
+                    dq,
+                    sq: true,
+                    slash: true,
+                    colon: false,
+                })?;
                 let with = if self.peek_byte() == Some(b'/') {
                     self.pos += 1;
                     self.lex_word(plain(!dq))?
                 } else {
                     Word::default()
                 };
-                ParamOp::Replace { all, anchor, pattern, with }
+                ParamOp::Replace {
+                    all,
+                    anchor,
+                    pattern,
+                    with,
+                }
             }
             b'^' | b',' => {
                 self.pos += 1;

@@ -47,6 +47,7 @@ pub const SYNTAX_STATUS: Status = 2;
 pub struct Shell {
     scripts: ScriptCache,
     caches: Caches,
+    stack_used: usize,
 }
 
 /// A script to run, with everything it starts from.
@@ -98,7 +99,12 @@ impl Shell {
     /// Runs a whole script.
     pub async fn run(&mut self, host: &dyn Host, job: Job) -> Outcome {
         let parsed = self.scripts.get(&job.script);
-        let mut ex = Exec::new(host, &mut self.caches, &mut self.scripts, Budget::new(job.budget));
+        let mut ex = Exec::new(
+            host,
+            &mut self.caches,
+            &mut self.scripts,
+            Budget::new(job.budget),
+        );
         ex.max_subrequests = job.max_subrequests;
         for (k, v) in job.vars {
             let var = ex.st.var_mut(&k);
@@ -108,11 +114,17 @@ impl Shell {
         ex.st.arg0 = Rc::new(job.arg0);
         ex.st.params = Rc::new(job.args);
         ex.inputs[0] = Input::new(job.stdin);
-        let io = Io { stdin: 0, out: Some(0), err: Some(1) };
+        let io = Io {
+            stdin: 0,
+            out: Some(0),
+            err: Some(1),
+        };
         let (body, syntax) = match &*parsed {
             Ok(script) => (&script.body, None),
             Err(failed) => (&failed.prefix.body, Some(failed.error.clone())),
         };
+        let probe = 0u8;
+        let base = std::ptr::addr_of!(probe) as usize;
         let r = ex.list(body, io).await;
         let (mut status, mut error) = finish(&mut ex, r);
         if let (Some(e), None) = (syntax, &error) {
@@ -124,9 +136,24 @@ impl Shell {
             }
         }
         let steps = ex.budget.used();
+        let stack = ex.stack_low;
         let stderr = std::mem::take(&mut ex.sinks[1]);
         let stdout = std::mem::take(&mut ex.sinks[0]);
-        Outcome { status, stdout, stderr, steps, error }
+        drop(ex);
+        self.stack_used = base.saturating_sub(stack);
+        Outcome {
+            status,
+            stdout,
+            stderr,
+            steps,
+            error,
+        }
+    }
+
+    /// How many bytes of stack the deepest nesting of the last run took (measured at
+    /// each nesting level; 0 when nothing nested).
+    pub fn last_stack_use(&self) -> usize {
+        self.stack_used
     }
 
     /// Expands `template` like the inside of a double-quoted shell word, with `vars`;
@@ -151,7 +178,11 @@ impl Shell {
             var.exported = true;
         }
         ex.inputs[0] = Input::new(stdin.to_vec());
-        let io = Io { stdin: 0, out: Some(0), err: Some(1) };
+        let io = Io {
+            stdin: 0,
+            out: Some(0),
+            err: Some(1),
+        };
         let r = ex.expand_quoted(&word, io).await;
         *budget = ex.budget.clone();
         match r {

@@ -35,10 +35,12 @@ pub struct Parser<'a> {
 #[derive(Debug)]
 pub struct Failed {
     pub error: Error,
-    pub prefix: Script,
+    pub prefix: Box<Script>,
 }
 
-const CLOSERS: &[&[u8]] = &[b"then", b"else", b"elif", b"fi", b"do", b"done", b"esac", b"}"];
+const CLOSERS: &[&[u8]] = &[
+    b"then", b"else", b"elif", b"fi", b"do", b"done", b"esac", b"}",
+];
 
 impl<'a> Parser<'a> {
     pub fn new(src: &'a [u8], line_base: u32, depth: u32) -> Self {
@@ -80,7 +82,7 @@ impl<'a> Parser<'a> {
                 body.truncate(p.complete);
                 Err(Failed {
                     error,
-                    prefix: Script { body },
+                    prefix: Box::new(Script { body }),
                 })
             }
         }
@@ -89,7 +91,6 @@ impl<'a> Parser<'a> {
     fn top_list(&mut self, body: &mut List) -> Result<()> {
         loop {
             self.linebreak()?;
-            self.complete = body.len();
             if self.peek()? == &Tok::Eof {
                 return Ok(());
             }
@@ -101,7 +102,9 @@ impl<'a> Parser<'a> {
                 Tok::Op(Op::Semi | Op::Amp) => {
                     self.next()?;
                 }
-                Tok::Newline | Tok::Eof => {}
+                // A line is complete: bash would run it before reading on.
+                Tok::Newline => self.complete = body.len(),
+                Tok::Eof => {}
                 _ => return Err(self.unexpected()),
             }
         }
@@ -148,7 +151,9 @@ impl<'a> Parser<'a> {
             Tok::Newline => "newline".into(),
             Tok::Eof => String::new(),
             Tok::IoNum(n) => n.to_string(),
-            Tok::Word(_) => String::from_utf8_lossy(&self.src[self.tok_start..self.pos]).into_owned(),
+            Tok::Word(_) => {
+                String::from_utf8_lossy(&self.src[self.tok_start..self.pos]).into_owned()
+            }
         }
     }
 
@@ -181,7 +186,10 @@ impl<'a> Parser<'a> {
     fn unexpected_tok(&self, tok: &Tok) -> Error {
         match tok {
             Tok::Eof => {
-                let mut e = self.error_at(self.src.len(), "syntax error: unexpected end of file".into());
+                let mut e = self.error_at(
+                    self.src.len(),
+                    "syntax error: unexpected end of file".into(),
+                );
                 if let Error::Syntax { line, .. } = &mut e {
                     *line = self.line_of(self.src.len()).max(1);
                 }
@@ -189,7 +197,10 @@ impl<'a> Parser<'a> {
             }
             t => self.error_at(
                 self.tok_start,
-                format!("syntax error near unexpected token `{}'", self.token_text(t)),
+                format!(
+                    "syntax error near unexpected token `{}'",
+                    self.token_text(t)
+                ),
             ),
         }
     }
@@ -306,7 +317,9 @@ impl<'a> Parser<'a> {
                         s.redirs.push(Redir {
                             fd: Some(2),
                             op: RedirOp::DupOut,
-                            target: RedirTarget::Word(Word { parts: vec![Part::Lit(b"1".to_vec())] }),
+                            target: RedirTarget::Word(Word {
+                                parts: vec![Part::Lit(b"1".to_vec())],
+                            }),
                         });
                     }
                 }
@@ -443,7 +456,10 @@ impl<'a> Parser<'a> {
                         Some(n) if is_name(n) => n.to_vec(),
                         _ => {
                             let text = self.token_text(&Tok::Word(w.clone()));
-                            return Err(self.error_at(self.tok_start, format!("`{text}': not a valid identifier")));
+                            return Err(self.error_at(
+                                self.tok_start,
+                                format!("`{text}': not a valid identifier"),
+                            ));
                         }
                     },
                     _ => return Err(self.unexpected_last()),
@@ -514,7 +530,11 @@ impl<'a> Parser<'a> {
                         Tok::Op(Op::DSemiAnd) => CaseEnd::Continue,
                         _ => {
                             if self.is_keyword(b"esac")? {
-                                arms.push(CaseArm { patterns, body, end: CaseEnd::Break });
+                                arms.push(CaseArm {
+                                    patterns,
+                                    body,
+                                    end: CaseEnd::Break,
+                                });
                                 self.next()?;
                                 break;
                             }
@@ -523,7 +543,11 @@ impl<'a> Parser<'a> {
                     };
                     self.next()?;
                     self.linebreak()?;
-                    arms.push(CaseArm { patterns, body, end });
+                    arms.push(CaseArm {
+                        patterns,
+                        body,
+                        end,
+                    });
                 }
                 Compound::Case { word, arms }
             }
@@ -576,8 +600,14 @@ impl<'a> Parser<'a> {
                 let mut parts = word.parts;
                 parts.push(Part::Quoted(b"\n".to_vec()));
                 let cell = Rc::new(OnceCell::new());
-                let _ = cell.set(Word { parts: vec![Part::Double(parts)] });
-                return Ok(Some(Redir { fd, op, target: RedirTarget::Here(cell) }));
+                let _ = cell.set(Word {
+                    parts: vec![Part::Double(parts)],
+                });
+                return Ok(Some(Redir {
+                    fd,
+                    op,
+                    target: RedirTarget::Here(cell),
+                }));
             };
             let delim = match word.unquoted_text() {
                 Some(d) => d,
@@ -590,9 +620,17 @@ impl<'a> Parser<'a> {
                 quoted: word.has_quotes(),
                 cell: cell.clone(),
             });
-            return Ok(Some(Redir { fd, op, target: RedirTarget::Here(cell) }));
+            return Ok(Some(Redir {
+                fd,
+                op,
+                target: RedirTarget::Here(cell),
+            }));
         }
-        Ok(Some(Redir { fd, op, target: RedirTarget::Word(word) }))
+        Ok(Some(Redir {
+            fd,
+            op,
+            target: RedirTarget::Word(word),
+        }))
     }
 
     fn simple(&mut self) -> Result<Command> {
@@ -610,7 +648,9 @@ impl<'a> Parser<'a> {
             }
             match self.peek()? {
                 Tok::Word(_) => {}
-                Tok::Op(Op::LParen) if s.words.len() == 1 && s.assigns.is_empty() && s.redirs.is_empty() => {
+                Tok::Op(Op::LParen)
+                    if s.words.len() == 1 && s.assigns.is_empty() && s.redirs.is_empty() =>
+                {
                     let name = s.words[0].as_literal().map(<[u8]>::to_vec);
                     match name {
                         Some(name) if valid_func_name(&name) => {
@@ -670,7 +710,9 @@ impl<'a> Parser<'a> {
             }
             let _ = found;
             let word = if h.quoted {
-                Word { parts: vec![Part::Quoted(body)] }
+                Word {
+                    parts: vec![Part::Quoted(body)],
+                }
             } else {
                 let mut sub = Parser::new(&body, self.line_of(start) - 1, self.depth);
                 sub.lex_heredoc_body()?
@@ -685,7 +727,9 @@ impl<'a> Parser<'a> {
 fn valid_func_name(name: &[u8]) -> bool {
     !name.is_empty()
         && !CLOSERS.contains(&name)
-        && name.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b':' | b'@'))
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b':' | b'@'))
 }
 
 /// `name=value` or `name+=value` when the word starts with one.
@@ -756,7 +800,10 @@ mod tests {
         );
         assert!(matches!(parse("echo 'abc"), Err(Error::Syntax { .. })));
         assert!(matches!(parse("echo $(("), Err(Error::Syntax { .. })));
-        assert!(matches!(parse("if true; then fi"), Err(Error::Syntax { .. })));
+        assert!(matches!(
+            parse("if true; then fi"),
+            Err(Error::Syntax { .. })
+        ));
     }
 
     #[test]

@@ -14,9 +14,9 @@ use crate::error::Status;
 
 /// Sorted, for binary search.
 const SPECIALS: &[&str] = &[
-    ".", ":", "bash", "break", "builtin", "cd", "command", "continue", "declare", "eval", "exec", "exit",
-    "export", "getopts", "let", "local", "pwd", "read", "readonly", "return", "set", "sh", "shift",
-    "shopt", "source", "trap", "type", "typeset", "umask", "unset", "wait",
+    ".", ":", "bash", "break", "builtin", "cd", "command", "continue", "declare", "eval", "exec",
+    "exit", "export", "getopts", "let", "local", "pwd", "read", "readonly", "return", "set", "sh",
+    "shift", "shopt", "source", "trap", "type", "typeset", "umask", "unset", "wait",
 ];
 
 pub fn is_special(name: &[u8]) -> bool {
@@ -44,7 +44,8 @@ fn number(b: &[u8]) -> Option<i64> {
 /// Quotes a value for `set` and `export -p` output, as bash does.
 fn quote_value(v: &[u8]) -> Vec<u8> {
     let plain = !v.is_empty()
-        && v.iter().all(|&c| c.is_ascii_alphanumeric() || b"_-./:,+=@%^".contains(&c));
+        && v.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || b"_-./:,+=@%^".contains(&c));
     if plain {
         return v.to_vec();
     }
@@ -80,15 +81,24 @@ impl Exec<'_> {
             b"break" | b"continue" => self.loop_control(argv, io),
             b"return" => {
                 if self.st.frames.is_empty() {
-                    self.diag(io, "return: can only `return' from a function or sourced script");
-                    return Ok(1);
+                    self.diag(
+                        io,
+                        "return: can only `return' from a function or sourced script",
+                    );
+                    return Ok(args
+                        .first()
+                        .and_then(|a| number(a))
+                        .map_or(1, |n| (n & 0xff) as Status));
                 }
                 let status = match args.first() {
                     None => self.st.status,
                     Some(a) => match number(a) {
                         Some(n) => (n & 0xff) as Status,
                         None => {
-                            self.diag(io, &format!("return: {}: numeric argument required", text(a)));
+                            self.diag(
+                                io,
+                                &format!("return: {}: numeric argument required", text(a)),
+                            );
                             2
                         }
                     },
@@ -119,7 +129,10 @@ impl Exec<'_> {
                             return Ok(1);
                         }
                         None => {
-                            self.diag(io, &format!("shift: {}: numeric argument required", text(a)));
+                            self.diag(
+                                io,
+                                &format!("shift: {}: numeric argument required", text(a)),
+                            );
                             return Ok(1);
                         }
                     },
@@ -242,7 +255,13 @@ impl Exec<'_> {
                 Ok(1)
             }
             b"." | b"source" => {
-                self.diag(io, &format!("{}: there is no file system to read scripts from", text(&argv[0])));
+                self.diag(
+                    io,
+                    &format!(
+                        "{}: there is no file system to read scripts from",
+                        text(&argv[0])
+                    ),
+                );
                 Ok(1)
             }
             b"getopts" => self.getopts(args, io),
@@ -261,17 +280,27 @@ impl Exec<'_> {
                     return Ok(1);
                 }
                 None => {
-                    self.diag(io, &format!("{name}: {}: numeric argument required", text(a)));
+                    self.diag(
+                        io,
+                        &format!("{name}: {}: numeric argument required", text(a)),
+                    );
                     return Ok(1);
                 }
             },
         };
         if self.st.loops == 0 {
-            self.diag(io, &format!("{name}: only meaningful in a `for', `while', or `until' loop"));
+            self.diag(
+                io,
+                &format!("{name}: only meaningful in a `for', `while', or `until' loop"),
+            );
             return Ok(0);
         }
         let n = n.min(self.st.loops);
-        Err(if argv[0] == b"break" { Ctl::Break(n) } else { Ctl::Continue(n) })
+        Err(if argv[0] == b"break" {
+            Ctl::Break(n)
+        } else {
+            Ctl::Continue(n)
+        })
     }
 
     fn describe(&mut self, names: &[Vec<u8>], io: Io, mode: u8) -> Status {
@@ -347,7 +376,8 @@ impl Exec<'_> {
                     b'e' => self.st.errexit = on,
                     b'u' => self.st.nounset = on,
                     b'x' => self.st.xtrace = on,
-                    b'f' | b'h' | b'B' | b'C' | b'a' | b'v' | b'b' | b'm' | b'n' | b'H' | b'P' | b'T' | b'E' | b'k' | b't' => {}
+                    b'f' | b'h' | b'B' | b'C' | b'a' | b'v' | b'b' | b'm' | b'n' | b'H' | b'P'
+                    | b'T' | b'E' | b'k' | b't' => {}
                     b'o' => {
                         i += 1;
                         let Some(opt) = args.get(i) else {
@@ -366,7 +396,8 @@ impl Exec<'_> {
                             b"nounset" => self.st.nounset = on,
                             b"xtrace" => self.st.xtrace = on,
                             b"pipefail" => self.st.pipefail = on,
-                            b"noglob" | b"posix" | b"noclobber" | b"allexport" | b"verbose" | b"braceexpand" | b"hashall" | b"monitor" => {}
+                            b"noglob" | b"posix" | b"noclobber" | b"allexport" | b"verbose"
+                            | b"braceexpand" | b"hashall" | b"monitor" => {}
                             _ => {
                                 self.diag(io, &format!("set: {}: invalid option name", text(opt)));
                                 return Ok(2);
@@ -374,7 +405,14 @@ impl Exec<'_> {
                         }
                     }
                     _ => {
-                        self.diag(io, &format!("set: {}{}: invalid option", if on { '-' } else { '+' }, c as char));
+                        self.diag(
+                            io,
+                            &format!(
+                                "set: {}{}: invalid option",
+                                if on { '-' } else { '+' },
+                                c as char
+                            ),
+                        );
                         return Ok(2);
                     }
                 }
@@ -389,7 +427,8 @@ impl Exec<'_> {
         let cmd = argv[0].as_slice();
         let mut export = cmd == b"export";
         let mut readonly = cmd == b"readonly";
-        let local = cmd == b"local" || ((cmd == b"declare" || cmd == b"typeset") && !self.st.frames.is_empty());
+        let local = cmd == b"local"
+            || ((cmd == b"declare" || cmd == b"typeset") && !self.st.frames.is_empty());
         if cmd == b"local" && self.st.frames.is_empty() {
             self.diag(io, "local: can only be used in a function");
             return Ok(1);
@@ -413,7 +452,10 @@ impl Exec<'_> {
                     b'r' => readonly = true,
                     b'f' | b'g' | b'i' | b'a' | b'A' | b'l' | b'u' | b't' => {}
                     _ => {
-                        self.diag(io, &format!("{}: -{}: invalid option", text(cmd), c as char));
+                        self.diag(
+                            io,
+                            &format!("{}: -{}: invalid option", text(cmd), c as char),
+                        );
                         return Ok(2);
                     }
                 }
@@ -454,7 +496,10 @@ impl Exec<'_> {
                 None => (&a[..], None),
             };
             if !is_name(name) {
-                self.diag(io, &format!("{}: `{}': not a valid identifier", text(cmd), text(a)));
+                self.diag(
+                    io,
+                    &format!("{}: `{}': not a valid identifier", text(cmd), text(a)),
+                );
                 status = 1;
                 continue;
             }
@@ -518,7 +563,13 @@ impl Exec<'_> {
                             match args.get(i) {
                                 Some(v) => v.clone(),
                                 None => {
-                                    self.diag(io, &format!("read: -{}: option requires an argument", opt as char));
+                                    self.diag(
+                                        io,
+                                        &format!(
+                                            "read: -{}: option requires an argument",
+                                            opt as char
+                                        ),
+                                    );
                                     return Ok(2);
                                 }
                             }
@@ -544,7 +595,11 @@ impl Exec<'_> {
             }
             i += 1;
         }
-        let names: Vec<Vec<u8>> = if i < args.len() { args[i..].to_vec() } else { vec![b"REPLY".to_vec()] };
+        let names: Vec<Vec<u8>> = if i < args.len() {
+            args[i..].to_vec()
+        } else {
+            vec![b"REPLY".to_vec()]
+        };
         for n in &names {
             if !is_name(n) {
                 self.diag(io, &format!("read: `{}': not a valid identifier", text(n)));
@@ -585,7 +640,13 @@ impl Exec<'_> {
         input.consume(used);
         self.budget.spend(used as u64 / BYTES_PER_STEP)?;
         let ifs = self.st.ifs().unwrap_or_else(|| b" \t\n".to_vec());
-        let fields = split_read(&line, &quoted, &ifs, names.len(), names[0] == b"REPLY" && i >= args.len());
+        let fields = split_read(
+            &line,
+            &quoted,
+            &ifs,
+            names.len(),
+            names[0] == b"REPLY" && i >= args.len(),
+        );
         for (k, name) in names.iter().enumerate() {
             let v = fields.get(k).cloned().unwrap_or_default();
             if let Err(msg) = self.st.set(name, v) {
@@ -681,9 +742,18 @@ impl Exec<'_> {
             self.diag(io, "getopts: usage: getopts optstring name [arg ...]");
             return Ok(2);
         };
-        let params: Vec<Vec<u8>> = if args.len() > 2 { args[2..].to_vec() } else { self.st.params.to_vec() };
+        let params: Vec<Vec<u8>> = if args.len() > 2 {
+            args[2..].to_vec()
+        } else {
+            self.st.params.to_vec()
+        };
         let optind = self.st.get(b"OPTIND").and_then(number).unwrap_or(1).max(1) as usize;
-        let sub = self.st.get(b"_GETOPTS_POS").and_then(number).unwrap_or(1).max(1) as usize;
+        let sub = self
+            .st
+            .get(b"_GETOPTS_POS")
+            .and_then(number)
+            .unwrap_or(1)
+            .max(1) as usize;
         let silent = spec.first() == Some(&b':');
         let spec = if silent { &spec[1..] } else { &spec[..] };
         let done = |ex: &mut Self, optind: usize| -> R {
@@ -704,7 +774,11 @@ impl Exec<'_> {
         let Some(&c) = arg.get(sub) else {
             return done(self, optind);
         };
-        let (mut next_ind, mut next_sub) = if sub + 1 < arg.len() { (optind, sub + 1) } else { (optind + 1, 1) };
+        let (mut next_ind, mut next_sub) = if sub + 1 < arg.len() {
+            (optind, sub + 1)
+        } else {
+            (optind + 1, 1)
+        };
         let pos = spec.iter().position(|&s| s == c && s != b':');
         let set = |ex: &mut Self, k: &[u8], v: Vec<u8>| {
             let _ = ex.st.set(k, v);
@@ -768,8 +842,10 @@ fn onoff(b: bool) -> &'static str {
 /// Splits a line read by `read` into `n` fields by IFS; the last gets the rest. Escaped
 /// bytes never split.
 fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize, reply: bool) -> Vec<Vec<u8>> {
-    let white = |i: usize| !quoted[i] && matches!(line[i], b' ' | b'\t' | b'\n') && ifs.contains(&line[i]);
-    let other = |i: usize| !quoted[i] && !matches!(line[i], b' ' | b'\t' | b'\n') && ifs.contains(&line[i]);
+    let white =
+        |i: usize| !quoted[i] && matches!(line[i], b' ' | b'\t' | b'\n') && ifs.contains(&line[i]);
+    let other =
+        |i: usize| !quoted[i] && !matches!(line[i], b' ' | b'\t' | b'\n') && ifs.contains(&line[i]);
     if reply {
         // REPLY gets the line as it is (bash strips nothing but the newline).
         return vec![line.to_vec()];
@@ -804,9 +880,12 @@ fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize, reply: bool) -
         }
         // A single trailing other-IFS byte after the last field is dropped, as bash does.
         let mut last = line[i.min(end)..end].to_vec();
-        if end > i && other(end - 1) && !(i..end - 1).any(|k| other(k)) && fields.len() + 1 == n {
+        if end > i && other(end - 1) && !(i..end - 1).any(other) && fields.len() + 1 == n {
             last.pop();
-            while last.last().is_some_and(|&c| matches!(c, b' ' | b'\t' | b'\n') && ifs.contains(&c)) {
+            while last
+                .last()
+                .is_some_and(|&c| matches!(c, b' ' | b'\t' | b'\n') && ifs.contains(&c))
+            {
                 last.pop();
             }
         }

@@ -51,7 +51,10 @@ impl State {
     pub fn set(&mut self, name: &[u8], value: Vec<u8>) -> Result<(), String> {
         let vars = Rc::make_mut(&mut self.vars);
         match vars.get_mut(name) {
-            Some(v) if v.readonly => Err(format!("{}: readonly variable", String::from_utf8_lossy(name))),
+            Some(v) if v.readonly => Err(format!(
+                "{}: readonly variable",
+                String::from_utf8_lossy(name)
+            )),
             Some(v) => {
                 v.value = Some(value);
                 Ok(())
@@ -71,7 +74,9 @@ impl State {
     }
 
     pub fn var_mut(&mut self, name: &[u8]) -> &mut Var {
-        Rc::make_mut(&mut self.vars).entry(name.to_vec()).or_default()
+        Rc::make_mut(&mut self.vars)
+            .entry(name.to_vec())
+            .or_default()
     }
 
     pub fn unset(&mut self, name: &[u8]) -> Result<(), String> {
