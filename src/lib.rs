@@ -16,8 +16,12 @@
 
 pub mod budget;
 pub mod builtins;
+pub mod envelope;
 pub mod error;
 pub mod host;
+pub mod jq;
+pub mod names;
+pub mod protocol;
 pub mod shell;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -12,10 +12,28 @@
 
 pub mod common;
 
+mod b2sum;
+mod base32;
+mod base64;
+mod basenc;
 mod cat;
+mod curl;
+mod date;
 mod echo;
 mod false_;
+mod hmac;
+mod jq;
+mod md5sum;
 mod printf;
+mod scrypt;
+mod secretbox;
+mod sed;
+mod seq;
+mod sha1sum;
+mod sha224sum;
+mod sha256sum;
+mod sha384sum;
+mod sha512sum;
 mod true_;
 
 use std::any::{Any, TypeId};
@@ -32,10 +50,28 @@ pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 
 /// Every builtin by name, sorted by name for [`lookup`].
 pub static TABLE: &[(&str, Run)] = &[
+    ("b2sum", b2sum::run),
+    ("base32", base32::run),
+    ("base64", base64::run),
+    ("basenc", basenc::run),
     ("cat", cat::run),
+    ("curl", curl::run),
+    ("date", date::run),
     ("echo", echo::run),
     ("false", false_::run),
+    ("hmac", hmac::run),
+    ("jq", jq::run),
+    ("md5sum", md5sum::run),
     ("printf", printf::run),
+    ("scrypt", scrypt::run),
+    ("secretbox", secretbox::run),
+    ("sed", sed::run),
+    ("seq", seq::run),
+    ("sha1sum", sha1sum::run),
+    ("sha224sum", sha224sum::run),
+    ("sha256sum", sha256sum::run),
+    ("sha384sum", sha384sum::run),
+    ("sha512sum", sha512sum::run),
     ("true", true_::run),
 ];
 

@@ -1,6 +1,9 @@
 //! Engines shared by several builtins, so that tools that do the same thing agree.
 
 pub mod args;
+pub mod baseenc;
+pub mod digest;
 pub mod float;
 pub mod format;
 pub mod quote;
+pub mod regex;
