@@ -808,6 +808,21 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
+        // A debug build's frames are many times larger than an optimized one's.
+        let stack = if cfg!(debug_assertions) {
+            256 << 20
+        } else {
+            1 << 20
+        };
+        std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn(deep_nesting)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn deep_nesting() {
         let s = "(".repeat(10_000);
         assert!(parse(&s).is_err());
         let s = "$(".repeat(10_000);
