@@ -21,6 +21,8 @@ mod curl;
 mod date;
 mod echo;
 mod false_;
+mod gunzip;
+mod gzip;
 mod hmac;
 mod jq;
 mod md5sum;
@@ -35,6 +37,7 @@ mod sha256sum;
 mod sha384sum;
 mod sha512sum;
 mod true_;
+mod zcat;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -59,6 +62,8 @@ pub static TABLE: &[(&str, Run)] = &[
     ("date", date::run),
     ("echo", echo::run),
     ("false", false_::run),
+    ("gunzip", gunzip::run),
+    ("gzip", gzip::run),
     ("hmac", hmac::run),
     ("jq", jq::run),
     ("md5sum", md5sum::run),
@@ -73,6 +78,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
     ("true", true_::run),
+    ("zcat", zcat::run),
 ];
 
 /// Finds a builtin by the name a script calls it by.

@@ -1,6 +1,5 @@
-def _modify(paths; update): reduce path(paths) as $p ([., []]; . as [$x, $del] | label $out | ([($x | setpath($p; $x | getpath($p) | update)), $del] | ., break $out), [$x, $del + [$p]]) | . as [$x, $del] | $x | delpaths($del);
+def _modify(paths; update): reduce path(paths) as $p ([., []]; . as [$x, $del] | label $out | (($x | getpath($p) | update) as $v | [($x | setpath($p; $v)), $del] | ., break $out), [$x, $del + [$p]]) | . as [$x, $del] | $x | delpaths($del);
 def _assign(paths; $value): reduce path(paths) as $p (.; setpath($p; $value));
-def empty: {}[];
 def null: [][0];
 def true: 0 == 0;
 def false: 0 != 0;
@@ -68,7 +67,7 @@ def indices($i): if type == "array" and ($i | type) == "array" then .[$i]
   else _strindices($i) end;
 def last(f): reduce f as $x (null; $x);
 def limit($n; f): _limit($n; f);
-def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else last(limit($n + 1; f)) end;
+def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else label $out | foreach f as $x (-1; . + 1; if . == $n then $x, break $out else empty end) end;
 def combinations: if length == 0 then [] else .[0][] as $x | (.[1:] | combinations) as $w | [$x] + $w end;
 def combinations(n): . as $dot | [range(n)] | map($dot) | combinations;
 def walk(f): def w: if type == "object" then map_values(w) elif type == "array" then map(w) else . end | f; w;
@@ -145,7 +144,6 @@ def nexttoward($a; $b): nextafter($a; $b);
 def scalb($a; $b): $a * pow(2; $b);
 def significand: if . == 0 then 0 else frexp | .[0] * 2 end;
 def logb: if . == 0 then -infinite else frexp | .[1] - 1 end;
-def strflocaltime(f): _strflocaltime(f);
 def localtime: _localtime;
 def input_line_number: _input_line_number;
 def get_jq_origin: null;

@@ -144,6 +144,9 @@ pub fn literal(tok: &[u8]) -> Result<Val, &'static str> {
                 Err("Invalid literal")
             }
         }
+        Some(b'n') if tok.starts_with(b"nan") && tok[3..].iter().all(u8::is_ascii_digit) => {
+            return Ok(Val::Num(f64::NAN));
+        }
         Some(b'n') if tok.len() == 3 => {
             return if tok == b"nan" {
                 Ok(Val::Num(f64::NAN))

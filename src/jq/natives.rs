@@ -5,7 +5,7 @@
 
 use jaq_core::box_iter::{box_once, BoxIter};
 use jaq_core::native::{bome, Filter};
-use jaq_core::{Bind, Cv, Error, Exn, Native, ValR, ValX, ValXs};
+use jaq_core::{Bind, Cv, Error, Exn, Native, ValR, ValT, ValX, ValXs};
 
 use super::fuel;
 use super::ops::{err, split};
@@ -115,6 +115,12 @@ macro_rules! fun1 {
 /// The natives, by name and arity.
 pub fn all() -> Vec<Fun> {
     let mut fs: Vec<Fun> = vec![
+        (
+            "empty",
+            v(0),
+            Native::new(|_| Box::new(std::iter::empty()))
+                .with_paths(|_| Box::new(std::iter::empty())),
+        ),
         fun0!("length", length),
         fun0!("utf8bytelength", |v| match v {
             Val::Str(s) => Ok(Val::Num(s.len() as f64)),
@@ -215,16 +221,6 @@ pub fn all() -> Vec<Fun> {
                 v.kind_and_trunc()
             )),
         }),
-        fun1!("getpath", |v, p| match &p {
-            Val::Arr(p) => paths::get(&v, p).or_else(|e| {
-                if e.is_abort() {
-                    Err(e)
-                } else {
-                    Ok(Val::Null).and(Err(e))
-                }
-            }),
-            _ => err("Path must be specified as an array"),
-        }),
         fun1!("delpaths", |v, ps| paths::del_paths(v, &ps)),
         (
             "setpath",
@@ -275,7 +271,10 @@ pub fn all() -> Vec<Fun> {
                 let (f, fc) = cv.0.pop_fun();
                 let cvp = (fc, (cv.1, Default::default()));
                 Box::new(f.paths(cvp).map(|r| {
-                    let (_, p) = r?;
+                    let (v, p) = r?;
+                    if p.head().is_some_and(Val::is_path_marker) {
+                        return Err(Exn::from(Error::path_expr(v)));
+                    }
                     let mut items: Vec<V> = p.iter().cloned().collect();
                     items.reverse();
                     if !fuel::spend(1) {
@@ -314,7 +313,14 @@ pub fn all() -> Vec<Fun> {
         (
             "getpath",
             v(1),
-            Native::new(|_| Box::new(std::iter::empty())).with_paths(|mut cv| {
+            Native::new(|mut cv| {
+                let p = cv.0.pop_var();
+                once(match &p {
+                    Val::Arr(p) => paths::get(&cv.1, p),
+                    _ => err("Path must be specified as an array"),
+                })
+            })
+            .with_paths(|mut cv| {
                 let p = cv.0.pop_var();
                 let (v, path) = cv.1;
                 let Val::Arr(ps) = &p else {
@@ -423,7 +429,7 @@ pub fn all() -> Vec<Fun> {
             }),
         ),
         fun1!("strftime", |v, f| time::strftime(&v, &f, false)),
-        fun1!("_strflocaltime", |v, f| time::strftime(&v, &f, true)),
+        fun1!("strflocaltime", |v, f| time::strftime(&v, &f, true)),
         fun1!("strptime", |v, f| time::strptime(&v, &f)),
         fun0!("mktime", |v| time::mktime(&v)),
         fun0!("gmtime", |v| time::gmtime(&v)),
@@ -613,6 +619,10 @@ fn has(v: V, k: V) -> ValR<V, V> {
 
 /// jq's `contains`.
 pub fn contains(a: &V, b: &V) -> ValR<bool, V> {
+    contains_at(a, b, true)
+}
+
+fn contains_at(a: &V, b: &V, top: bool) -> ValR<bool, V> {
     if !fuel::stack_ok() {
         return Err(Error::abort());
     }
@@ -621,7 +631,7 @@ pub fn contains(a: &V, b: &V) -> ValR<bool, V> {
             for (k, bv) in y.iter() {
                 match x.get(k) {
                     Some(av) => {
-                        if !contains(av, bv)? {
+                        if !contains_at(av, bv, false)? {
                             return Ok(false);
                         }
                     }
@@ -635,7 +645,7 @@ pub fn contains(a: &V, b: &V) -> ValR<bool, V> {
             for bv in y.iter() {
                 let mut found = false;
                 for av in x.iter() {
-                    if contains(av, bv)? {
+                    if contains_at(av, bv, false)? {
                         found = true;
                         break;
                     }
@@ -650,9 +660,8 @@ pub fn contains(a: &V, b: &V) -> ValR<bool, V> {
             spend_bytes(x.len())?;
             Ok(x.contains(y.as_str()))
         }
-        _ if a.kind() == b.kind() || (matches!(a, Val::Bool(_)) && matches!(b, Val::Bool(_))) => {
-            Ok(a == b)
-        }
+        _ if a.type_name() == b.type_name() => Ok(a == b),
+        _ if !top => Ok(false),
         _ => err(format!(
             "{} and {} cannot have their containment checked",
             a.kind_and_trunc(),
@@ -692,7 +701,13 @@ fn implode(v: V) -> ValR<V, V> {
                 x.kind_and_trunc()
             ));
         };
-        let c = if f.is_nan() || f < 0.0 || f > u32::MAX as f64 {
+        if f.is_nan() {
+            return err(format!(
+                "{} can't be imploded, unicode codepoint needs to be numeric",
+                x.kind_and_trunc()
+            ));
+        }
+        let c = if f < 0.0 || f > u32::MAX as f64 {
             '\u{FFFD}'
         } else {
             char::from_u32(f as u32).unwrap_or('\u{FFFD}')

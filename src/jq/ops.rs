@@ -299,7 +299,10 @@ pub fn slice_bounds(len: usize, from: Option<&Val>, to: Option<&Val>) -> ValR<(u
     let num = |v: Option<&Val>, dflt: f64| -> ValR<f64, Val> {
         match v {
             None | Some(Val::Null) => Ok(dflt),
-            Some(v @ (Val::Num(_) | Val::Lit(_))) => Ok(v.as_f64().unwrap_or(0.0)),
+            Some(v @ (Val::Num(_) | Val::Lit(_))) => {
+                let f = v.as_f64().unwrap_or(0.0);
+                Ok(if f.is_nan() { dflt } else { f })
+            }
             Some(_) => err("Start and end indices of an array slice must be numbers"),
         }
     };
@@ -375,9 +378,37 @@ fn opt_err<'a>(opt: Opt, v: Val, e: Error<Val>) -> ValX<'a, Val> {
     }
 }
 
+const MARKER_TEXT: &str = "\0path";
+
+thread_local! {
+    static PATH_MARKER: Val = Val::Lit(Rc::new(super::num::Lit {
+        f: f64::NAN,
+        text: MARKER_TEXT.into(),
+    }));
+}
+
 impl ValT for Val {
     fn null() -> Self {
         Val::Null
+    }
+
+    fn path_marker() -> Self {
+        PATH_MARKER.with(Clone::clone)
+    }
+
+    fn is_path_marker(&self) -> bool {
+        matches!(self, Val::Lit(l) if &*l.text == MARKER_TEXT)
+    }
+
+    fn invalid_path(self, key: Option<&Self>) -> Error<Self> {
+        let what = match key {
+            Some(k) => format!("access element {} of", k.trunc_to(15)),
+            None => "iterate through".to_string(),
+        };
+        Error::new(Val::str(format!(
+            "Invalid path expression near attempt to {what} {}",
+            self.trunc_to(30)
+        )))
     }
 
     fn from_num(n: &str) -> ValR<Self> {

@@ -754,7 +754,14 @@ impl<'s> Parser<'s> {
                 }
                 (Kind::Var, v) => (Term::Var(v), false),
                 (Kind::Ident, name) => (str_term(name), false),
-                (Kind::Num, n) => (Term::Num(n), false),
+                (Kind::Num, n) => {
+                    let v = super::value::Val::from_literal(n);
+                    return Err(SyntaxError {
+                        msg: format!("Cannot use {} as object key", v.kind_and_trunc()),
+                        pos: self.pos_of(k),
+                        extra: None,
+                    });
+                }
                 (Kind::Str, _) => (Term::Str(None, self.string_parts(k)?), false),
                 (Kind::Format, f) if self.peek().kind == Kind::Str => {
                     let s = self.bump();
@@ -763,6 +770,14 @@ impl<'s> Parser<'s> {
                 (Kind::Sym, "(") => {
                     let e = self.exp(0)?;
                     self.expect_sym(")")?;
+                    if let Term::Num(n) = e {
+                        let v = super::value::Val::from_literal(n);
+                        return Err(SyntaxError {
+                            msg: format!("Cannot use {} as object key", v.kind_and_trunc()),
+                            pos: self.pos_of(k),
+                            extra: None,
+                        });
+                    }
                     (e, true)
                 }
                 _ => return self.unexpected(k),

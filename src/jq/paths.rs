@@ -58,7 +58,10 @@ pub fn set(v: Val, k: &Val, x: Val) -> ValR<Val, Val> {
         (Val::Arr(mut a), Val::Num(_) | Val::Lit(_)) => {
             let f = k.as_f64().unwrap_or(0.0);
             let len = a.len();
-            let i = if f.is_nan() { 0.0 } else { f.floor() };
+            if f.is_nan() {
+                return err("Cannot set array element at NaN index");
+            }
+            let i = f.floor();
             let i = if i < 0.0 { i + len as f64 } else { i };
             if i < 0.0 {
                 return err("Out of bounds negative array index");
@@ -97,6 +100,7 @@ pub fn set(v: Val, k: &Val, x: Val) -> ValR<Val, Val> {
             Ok(Val::arr(out))
         }
         (Val::Arr(_), Val::Arr(_)) => err("Cannot update field at array index of array"),
+        (Val::Str(_), Val::Obj(_)) if slice_of(k).is_some() => err("Cannot update string slices"),
         (v, k) => err(index_err(&v, k)),
     }
 }
@@ -197,44 +201,85 @@ pub fn del_keys(v: Val, ks: &[Val]) -> ValR<Val, Val> {
     }
 }
 
-/// Deletes one path.
-pub fn del_path(v: Val, path: &[Val]) -> ValR<Val, Val> {
-    let Some((k, rest)) = path.split_first() else {
-        return Ok(Val::Null);
-    };
-    step()?;
-    if rest.is_empty() {
-        return del_keys(v, std::slice::from_ref(k));
-    }
-    let child = match (&v, slice_of(k)) {
-        (Val::Arr(_), Some((s, e))) => slice(&v, s.as_ref(), e.as_ref())?,
-        _ => index(&v, k)?,
-    };
-    if let Val::Null = child {
-        return Ok(v);
-    }
-    let new = del_path(child, rest)?;
-    set(v, k, new)
-}
-
-/// `delpaths(paths)`: sorted, then deleted from the last.
+/// `delpaths(paths)`: the paths sorted and grouped by their first key; keys deleted
+/// at one level are all taken against the value before any of them goes, as jq does.
 pub fn del_paths(v: Val, paths: &Val) -> ValR<Val, Val> {
     let Val::Arr(ps) = paths else {
         return err("Paths must be specified as an array");
     };
-    let mut ps: Vec<Val> = ps.to_vec();
-    ps.sort_by(super::value::cmp);
-    let mut v = v;
-    for p in ps.iter().rev() {
+    let mut list: Vec<Vec<Val>> = Vec::with_capacity(ps.len());
+    for p in ps.iter() {
         match p {
-            Val::Arr(p) => v = del_path(v, p)?,
+            Val::Arr(p) => list.push(p.to_vec()),
             p => {
                 return err(format!(
                     "Path must be specified as array, not {}",
                     p.type_name()
-                ));
+                ))
             }
         }
     }
-    Ok(v)
+    if list.is_empty() {
+        return Ok(v);
+    }
+    list.sort_by(|a, b| {
+        a.iter()
+            .zip(b.iter())
+            .map(|(x, y)| super::value::cmp(x, y))
+            .find(|o| o.is_ne())
+            .unwrap_or_else(|| a.len().cmp(&b.len()))
+    });
+    if list[0].is_empty() {
+        return Ok(Val::Null);
+    }
+    del_sorted(v, &list, 0)
+}
+
+fn del_sorted(mut v: Val, paths: &[Vec<Val>], depth: usize) -> ValR<Val, Val> {
+    step()?;
+    let mut keys: Vec<Val> = Vec::new();
+    let mut i = 0;
+    while i < paths.len() {
+        let key = &paths[i][depth];
+        let mut j = i;
+        while j < paths.len() && super::value::equal(&paths[j][depth], key) {
+            j += 1;
+        }
+        if paths[i].len() == depth + 1 {
+            keys.push(key.clone());
+        } else {
+            let child = match (&v, slice_of(key)) {
+                (Val::Arr(_), Some((s, e))) => slice(&v, s.as_ref(), e.as_ref())?,
+                _ => index(&v, key)?,
+            };
+            if !matches!(child, Val::Null) {
+                let sub: Vec<Vec<Val>> = paths[i..j]
+                    .iter()
+                    .filter(|p| p.len() > depth + 1)
+                    .cloned()
+                    .collect();
+                let new = del_sorted(child, &sub, depth + 1)?;
+                v = set(v, key, new)?;
+            }
+        }
+        i = j;
+    }
+    if keys.is_empty() {
+        Ok(v)
+    } else {
+        del_keys(v, &keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delete_against_the_original() {
+        let v = super::super::json::parse_one("[0,1,2,3,4,5,6,7,8,9]").unwrap();
+        let ps = super::super::json::parse_one(r#"[[-6],[{"start":-3,"end":9}]]"#).unwrap();
+        let out = del_paths(v, &ps).unwrap();
+        assert_eq!(out.to_json(), "[0,1,2,3,5,6,9]");
+    }
 }

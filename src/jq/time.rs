@@ -182,14 +182,19 @@ fn iso_week(tm: &Tm) -> (i64, i64) {
     (year, week)
 }
 
-pub fn strftime(v: &Val, fmt: &Val, _local: bool) -> ValR<Val, Val> {
+pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
+    let name = if local {
+        "strflocaltime/1"
+    } else {
+        "strftime/1"
+    };
     let tm = match v {
         Val::Num(_) | Val::Lit(_) => from_secs(v.as_f64().unwrap_or(0.0)),
-        Val::Arr(_) => from_val(v, "strftime/1")?,
-        _ => return err("strftime/1 requires parsed datetime inputs"),
+        Val::Arr(_) => from_val(v, name)?,
+        _ => return err(format!("{name} requires parsed datetime inputs")),
     };
     let Val::Str(f) = fmt else {
-        return err("strftime/1 requires a string format");
+        return err(format!("{name} requires a string format"));
     };
     let mut out = String::new();
     let mut chars = f.chars();

@@ -242,7 +242,15 @@ impl Val {
         }
         match num::canonical(text) {
             Some(canon) => {
-                if num::f64_string(f) == canon {
+                // at most 15 significant digits: no other such literal has the same
+                // double, so comparing doubles is exact
+                let digits = canon
+                    .bytes()
+                    .take_while(|b| *b != b'E')
+                    .filter(u8::is_ascii_digit)
+                    .skip_while(|b| *b == b'0')
+                    .count();
+                if digits <= 15 && num::f64_string(f) == canon {
                     Val::Num(f)
                 } else {
                     Val::Lit(Rc::new(Lit {
@@ -268,6 +276,17 @@ impl Val {
         let mut out = Vec::new();
         super::json::write_compact(&mut out, self);
         trunc_bytes(out)
+    }
+
+    /// Compact JSON cut to fit a buffer of `size` bytes, as jq's messages do.
+    pub fn trunc_to(&self, size: usize) -> String {
+        let mut out = Vec::new();
+        super::json::write_compact(&mut out, self);
+        if out.len() > size - 1 {
+            out.truncate(size - 4);
+            out.extend_from_slice(b"...");
+        }
+        String::from_utf8_lossy(&out).into_owned()
     }
 
     /// `TYPE (VALUE)`, as in jq's type errors.
@@ -415,7 +434,7 @@ impl PartialOrd for Val {
 impl fmt::Display for Val {
     /// How jaq shows a value inside its own error texts: jq's truncated form.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.trunc())
+        f.write_str(&self.trunc_to(30))
     }
 }
 

@@ -467,6 +467,8 @@ pub struct Native<D: DataT + ?Sized> {
     run: RunPtr<D>,
     paths: PathsPtr<D>,
     update: UpdatePtr<D>,
+    /// (mkfifo patch) whether `paths` was given
+    has_paths: bool,
 }
 
 type IdRunFn<'a, D, T> = fn(&Id, Cv<'a, D, T>) -> ValXs<'a, T, <D as DataT>::V<'a>>;
@@ -489,12 +491,17 @@ impl<D: DataT> Native<D> {
             run,
             paths: |cv| box_once(Err(Exn::from(Error::path_expr(cv.1 .0)))),
             update: |cv, _| box_once(Err(Exn::from(Error::path_expr(cv.1)))),
+            has_paths: false,
         }
     }
 
     /// Specify a paths function (used for `path(...)`).
     pub const fn with_paths(self, paths: PathsPtr<D>) -> Self {
-        Self { paths, ..self }
+        Self {
+            paths,
+            has_paths: true,
+            ..self
+        }
     }
 
     /// Specify an update function (used for `filter |= ...`).
@@ -630,11 +637,13 @@ impl Id {
     pub fn paths<'a, D: DataT>(&self, cv: Cvp<'a, D>) -> ValPathXs<'a, D::V<'a>> {
         let proj_cv = |cv: &Cvp<'a, D>| (cv.0.clone(), cv.1 .0.clone());
         let proj_val = |(val, _path): &(D::V<'a>, _)| val.clone();
-        // (mkfifo patch) like jq, report the value that a non-path term yields
+        // (mkfifo patch) like jq, a non-path term yields its values with a marked path;
+        // indexing them, or taking their path, is an error
         let err = |cv: Cvp<'a, D>| -> ValPathXs<'a, D::V<'a>> {
-            Box::new(self.run((cv.0, cv.1 .0)).map(|y| {
-                Err(y.map_or_else(|e| e, |v| Exn::from(Error::path_expr(v))))
-            }))
+            Box::new(
+                self.run((cv.0, cv.1 .0))
+                    .map(|y| y.map(|v| (v, RcList::new().cons(D::V::path_marker())))),
+            )
         };
         match &cv.0.lut().terms[self.0] {
             Ast::ToString => err(cv),
@@ -686,7 +695,7 @@ impl Id {
                 })
             }
             Ast::Var(v) => match cv.0.vars.get(*v).unwrap() {
-                Bind::Var(x) => box_once(Err(Exn::from(Error::path_expr(x.clone())))),
+                Bind::Var(x) => box_once(Ok((x.clone(), RcList::new().cons(D::V::path_marker())))),
                 Bind::Fun(l) => l.0.paths((cv.0.with_vars(l.1.clone()), cv.1)),
                 Bind::Label(l) => box_once(Err(Exn(exn::Inner::Break(*l)))),
             },
@@ -713,7 +722,18 @@ impl Id {
             Ast::Label(id) => label_run(cv, |cv| id.paths(cv)),
             Ast::Native(id, args) => {
                 let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, proj_val);
-                flat_map_then(cvs, |cv| (cv.0.lut().funs[*id].paths)(cv))
+                flat_map_then(cvs, |cv| {
+                    let f = &cv.0.lut().funs[*id];
+                    if f.has_paths {
+                        (f.paths)(cv)
+                    } else {
+                        // (mkfifo patch) like jq, a native without paths yields its
+                        // values with a marked path
+                        Box::new((f.run)((cv.0, cv.1 .0)).map(|y| {
+                            y.map(|v| (v, RcList::new().cons(D::V::path_marker())))
+                        }))
+                    }
+                })
             }
         }
     }
