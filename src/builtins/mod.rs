@@ -21,6 +21,7 @@ mod curl;
 mod date;
 mod echo;
 mod false_;
+mod grep;
 mod gunzip;
 mod gzip;
 mod hmac;
@@ -36,7 +37,11 @@ mod sha224sum;
 mod sha256sum;
 mod sha384sum;
 mod sha512sum;
+mod tee;
+mod test_;
 mod true_;
+mod xargs;
+mod yes;
 mod zcat;
 
 use std::any::{Any, TypeId};
@@ -53,6 +58,7 @@ pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 
 /// Every builtin by name, sorted by name for [`lookup`].
 pub static TABLE: &[(&str, Run)] = &[
+    ("[", test_::run),
     ("b2sum", b2sum::run),
     ("base32", base32::run),
     ("base64", base64::run),
@@ -61,7 +67,10 @@ pub static TABLE: &[(&str, Run)] = &[
     ("curl", curl::run),
     ("date", date::run),
     ("echo", echo::run),
+    ("egrep", grep::run),
     ("false", false_::run),
+    ("fgrep", grep::run),
+    ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
     ("hmac", hmac::run),
@@ -77,7 +86,11 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha256sum", sha256sum::run),
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
+    ("tee", tee::run),
+    ("test", test_::run),
     ("true", true_::run),
+    ("xargs", xargs::run),
+    ("yes", yes::run),
     ("zcat", zcat::run),
 ];
 
