@@ -598,7 +598,7 @@ fn request_headers(o: &Opts, body: &Body) -> Vec<(String, String)> {
         }
     }
     if let Some(ct) = &body.content_type {
-        if !custom("Content-Type") && !body.json {
+        if !custom("Content-Type") && !body.json && !o.get {
             out.push(("Content-Type".into(), ct.clone()));
         }
     }
@@ -924,14 +924,9 @@ fn write_out(ctx: &mut Ctx<'_>, o: &Opts, d: &Done<'_>) -> Result<()> {
         if let Some(inner) = rest.strip_prefix(b"header{") {
             if let Some(end) = inner.iter().position(|&b| b == b'}') {
                 let name = String::from_utf8_lossy(&inner[..end]).into_owned();
-                if let Some(r) = d.response {
-                    let vals: Vec<&str> = r
-                        .headers
-                        .iter()
-                        .filter(|(k, _)| k.eq_ignore_ascii_case(&name))
-                        .map(|(_, v)| v.as_str())
-                        .collect();
-                    buf.extend_from_slice(vals.join(", ").as_bytes());
+                // curl prints the first header of that name.
+                if let Some(v) = d.response.and_then(|r| r.header(&name)) {
+                    buf.extend_from_slice(v.as_bytes());
                 }
                 i += 1 + 7 + end + 1;
                 continue;

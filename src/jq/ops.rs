@@ -219,7 +219,7 @@ pub fn rem(a: Val, b: Val) -> ValR<Val, Val> {
             let r = if bi == -1 { 0 } else { dtoi(x) % bi };
             Ok(Val::Num(r as f64))
         }
-        (a, b) => binop_err(&a, &b, "cannot be divided"),
+        (a, b) => binop_err(&a, &b, "cannot be divided (remainder)"),
     }
 }
 
@@ -378,9 +378,37 @@ fn opt_err<'a>(opt: Opt, v: Val, e: Error<Val>) -> ValX<'a, Val> {
     }
 }
 
+const MARKER_TEXT: &str = "\0path";
+
+thread_local! {
+    static PATH_MARKER: Val = Val::Lit(Rc::new(super::num::Lit {
+        f: f64::NAN,
+        text: MARKER_TEXT.into(),
+    }));
+}
+
 impl ValT for Val {
     fn null() -> Self {
         Val::Null
+    }
+
+    fn path_marker() -> Self {
+        PATH_MARKER.with(Clone::clone)
+    }
+
+    fn is_path_marker(&self) -> bool {
+        matches!(self, Val::Lit(l) if &*l.text == MARKER_TEXT)
+    }
+
+    fn invalid_path(self, key: Option<&Self>) -> Error<Self> {
+        let what = match key {
+            Some(k) => format!("access element {} of", k.trunc_to(15)),
+            None => "iterate through".to_string(),
+        };
+        Error::new(Val::str(format!(
+            "Invalid path expression near attempt to {what} {}",
+            self.trunc_to(30)
+        )))
     }
 
     fn from_num(n: &str) -> ValR<Self> {

@@ -278,6 +278,17 @@ impl Val {
         trunc_bytes(out)
     }
 
+    /// Compact JSON cut to fit a buffer of `size` bytes, as jq's messages do.
+    pub fn trunc_to(&self, size: usize) -> String {
+        let mut out = Vec::new();
+        super::json::write_compact(&mut out, self);
+        if out.len() > size - 1 {
+            out.truncate(size - 4);
+            out.extend_from_slice(b"...");
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
     /// `TYPE (VALUE)`, as in jq's type errors.
     pub fn kind_and_trunc(&self) -> String {
         format!("{} ({})", self.type_name(), self.trunc())
@@ -423,7 +434,7 @@ impl PartialOrd for Val {
 impl fmt::Display for Val {
     /// How jaq shows a value inside its own error texts: jq's truncated form.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.trunc())
+        f.write_str(&self.trunc_to(30))
     }
 }
 

@@ -229,7 +229,14 @@ fn convert(
             },
         };
         let mut inner = Vec::new();
-        convert(conv, colons, None, plain, tm, &mut inner, budget)?;
+        // The alternative year digits count from the floor, not toward zero.
+        match conv {
+            b'y' => inner.extend_from_slice(format!("{:02}", tm.year.rem_euclid(100)).as_bytes()),
+            b'C' => inner.extend_from_slice(tm.year.div_euclid(100).to_string().as_bytes()),
+            _ => {
+                convert(conv, colons, None, plain, tm, &mut inner, budget)?;
+            }
+        }
         let fill = match spec.pad {
             Pad::None => {
                 return Ok({
@@ -291,16 +298,15 @@ fn convert(
             };
             composite(sub, spec, tm, out, budget)?
         }
-        b'x' => composite(b"%m/%d/%y", spec, tm, out, budget)?,
+        b'x' => composite(b"%m/%d/%Ey", spec, tm, out, budget)?,
         b'r' => composite(b"%I:%M:%S %p", spec, tm, out, budget)?,
         b'R' => composite(b"%H:%M", spec, tm, out, budget)?,
         b'T' | b'X' => composite(b"%H:%M:%S", spec, tm, out, budget)?,
         b'F' => {
             // %F is %+4Y-%m-%d; a width goes to the year, less the 6 bytes of -mm-dd.
             let (ypad, ywidth) = match (spec.width, spec.pad) {
-                (None, Pad::Default) => (Pad::Plus, None),
-                (None, Pad::Space | Pad::None) => (Pad::Default, Some(1)),
-                (None, pad) => (pad, None),
+                (None, Pad::Default | Pad::Plus) => (Pad::Plus, None),
+                (None, _) => (Pad::Default, Some(1)),
                 (Some(w), pad) => (pad, Some(w.saturating_sub(6))),
             };
             let yspec = Spec {

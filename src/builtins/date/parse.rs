@@ -818,7 +818,10 @@ impl Parser<'_> {
 }
 
 fn to_year(y: i64, digits: u32) -> i64 {
-    if digits == 2 {
+    // A year written with a plus sign ends up negative: GNU takes it as it is.
+    if y < 0 {
+        y.saturating_neg()
+    } else if digits == 2 {
         if y < 69 {
             y + 2000
         } else {
@@ -958,10 +961,14 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
         minute,
         second,
     };
+    // With no date, time or day named, the fields are now's, with now's DST flag.
+    let (_, now_dst) = zone.localtime(now.0, now.1)?;
     let isdst = if it.local_zones > 0 {
         i32::from(it.local_isdst)
-    } else {
+    } else if it.dates > 0 || it.times > 0 || it.days > 0 {
         -1
+    } else {
+        i32::from(now_dst)
     };
     let mut cache = 0i32;
     let mut start = zone.mktime(&f, isdst, &mut cache);
@@ -1013,7 +1020,7 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
         f.month = f.month.checked_add(it.rel[1])?;
         f.day = f.day.checked_add(it.rel[2])?;
         let _ = dst;
-        t = zone.mktime(&f, -1, &mut cache)?;
+        t = zone.mktime(&f, isdst, &mut cache)?;
         (tm, _) = zone.localtime(t, 0)?;
     }
     if it.zones > 0 && !zone_done {

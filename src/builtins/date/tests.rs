@@ -204,3 +204,116 @@ fn steps_are_spent() {
     let r = run_with(&["date", "-d", "@0"], b"", &VarList::default(), &mut budget);
     assert!(r.is_err());
 }
+
+/// A small deterministic generator for the no-panic tests.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+#[test]
+fn no_panic_on_odd_input() {
+    let pieces = [
+        "@",
+        "-",
+        "+",
+        ":",
+        ".",
+        ",",
+        "/",
+        "(",
+        ")",
+        " ",
+        "T",
+        "9223372036854775807",
+        "99999999999999999999",
+        "2147483647",
+        "0",
+        "1",
+        "12",
+        "2026",
+        "99999",
+        "-1",
+        "am",
+        "pm",
+        "jan",
+        "sept",
+        "monday",
+        "next",
+        "last",
+        "ago",
+        "hence",
+        "day",
+        "fortnight",
+        "year",
+        "sec",
+        "UTC",
+        "EST",
+        "DST",
+        "Z",
+        "J",
+        "CET",
+        "TZ=\"",
+        "\"",
+        "\\",
+        "\u{e9}",
+        "\u{ff}",
+        "tomorrow",
+        "third",
+        "1.5",
+        "-0.000000001",
+        "2026-02-31",
+        "24:00",
+    ];
+    let zones = [
+        "UTC",
+        "Europe/Berlin",
+        "Pacific/Chatham",
+        "EST5EDT,M3.2.0,M11.1.0",
+        "Foo",
+    ];
+    let formats = [
+        "+%c",
+        "+%99N",
+        "+%-:z",
+        "+%:::::z",
+        "+%^#Ec%OY",
+        "+%+99Y",
+        "+%_-0^#G%g%V",
+        "+%",
+        "+%%%",
+        "+%10",
+        "+%s%C%y",
+        "+%3:z",
+        "+%#Z%^P",
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..3000 {
+        let n = 1 + rng.next() % 8;
+        let s: String = (0..n)
+            .map(|_| rng.pick(&pieces))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let tz = rng.pick(&zones);
+        let f = rng.pick(&formats);
+        let r = date_tz(tz, &["-d", &s, f]);
+        assert!(r.status == 0 || r.status == 1, "{s:?}");
+    }
+    for e in [
+        "@9223372036854775807",
+        "@-9223372036854775808",
+        "@67767976233316800",
+    ] {
+        let r = date(&["-d", e, "+%F %T %z %c"]);
+        assert!(r.status == 0 || r.status == 1);
+    }
+}

@@ -112,8 +112,8 @@ impl Zone {
             Zone::Jiff(z) | Zone::Posix(z, _) => {
                 // Past jiff's range, the rules repeat every 400 years.
                 let t = if t > JIFF_MAX {
-                    let k = (t - JIFF_MAX + CYCLE - 1) / CYCLE;
-                    t - k * CYCLE
+                    let k = i128::from(t - JIFF_MAX) / i128::from(CYCLE) + 1;
+                    (i128::from(t) - k * i128::from(CYCLE)) as i64
                 } else {
                     t.max(JIFF_MIN)
                 };

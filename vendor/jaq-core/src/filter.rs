@@ -637,11 +637,13 @@ impl Id {
     pub fn paths<'a, D: DataT>(&self, cv: Cvp<'a, D>) -> ValPathXs<'a, D::V<'a>> {
         let proj_cv = |cv: &Cvp<'a, D>| (cv.0.clone(), cv.1 .0.clone());
         let proj_val = |(val, _path): &(D::V<'a>, _)| val.clone();
-        // (mkfifo patch) like jq, report the value that a non-path term yields
+        // (mkfifo patch) like jq, a non-path term yields its values with a marked path;
+        // indexing them, or taking their path, is an error
         let err = |cv: Cvp<'a, D>| -> ValPathXs<'a, D::V<'a>> {
-            Box::new(self.run((cv.0, cv.1 .0)).map(|y| {
-                Err(y.map_or_else(|e| e, |v| Exn::from(Error::path_expr(v))))
-            }))
+            Box::new(
+                self.run((cv.0, cv.1 .0))
+                    .map(|y| y.map(|v| (v, RcList::new().cons(D::V::path_marker())))),
+            )
         };
         match &cv.0.lut().terms[self.0] {
             Ast::ToString => err(cv),
@@ -693,7 +695,7 @@ impl Id {
                 })
             }
             Ast::Var(v) => match cv.0.vars.get(*v).unwrap() {
-                Bind::Var(x) => box_once(Err(Exn::from(Error::path_expr(x.clone())))),
+                Bind::Var(x) => box_once(Ok((x.clone(), RcList::new().cons(D::V::path_marker())))),
                 Bind::Fun(l) => l.0.paths((cv.0.with_vars(l.1.clone()), cv.1)),
                 Bind::Label(l) => box_once(Err(Exn(exn::Inner::Break(*l)))),
             },
@@ -725,9 +727,10 @@ impl Id {
                     if f.has_paths {
                         (f.paths)(cv)
                     } else {
-                        // (mkfifo patch) like jq, report the value the filter yields
+                        // (mkfifo patch) like jq, a native without paths yields its
+                        // values with a marked path
                         Box::new((f.run)((cv.0, cv.1 .0)).map(|y| {
-                            Err(y.map_or_else(|e| e, |v| Exn::from(Error::path_expr(v))))
+                            y.map(|v| (v, RcList::new().cons(D::V::path_marker())))
                         }))
                     }
                 })

@@ -134,6 +134,14 @@ impl<'a, V: ValT + 'a> Part<V> {
     }
 
     fn paths(&self, (v, p): (V, RcList<V>)) -> ValRs<'a, (V, RcList<V>), V> {
+        // (mkfifo patch) a value without a path cannot be indexed in a path expression
+        if p.head().is_some_and(V::is_path_marker) {
+            let key = match self {
+                Self::Index(idx) => Some(idx),
+                _ => None,
+            };
+            return box_once(Err(v.invalid_path(key)));
+        }
         match self {
             Self::Index(idx) => box_once(v.index(idx).map(|v| (v, p.cons(idx.clone())))),
             Self::Range(None, None) => Box::new(

@@ -73,6 +73,17 @@ pub trait ValT:
     /// without output.
     fn null() -> Self;
 
+    /// (mkfifo patch) A value that marks the path of a value that is not a path
+    /// expression (`path(1)`): using it as a path gives [`Self::invalid_path`].
+    fn path_marker() -> Self;
+
+    /// (mkfifo patch) Whether `self` is [`Self::path_marker`].
+    fn is_path_marker(&self) -> bool;
+
+    /// (mkfifo patch) The error of indexing (`key`) or iterating (`None`) a value that
+    /// has no path.
+    fn invalid_path(self, key: Option<&Self>) -> crate::Error<Self>;
+
     /// Create a number from a string.
     ///
     /// The number should adhere to the format accepted by [`f64::from_str`].
