@@ -114,7 +114,11 @@ fn rclone_crypt_files() {
     }
     for remote in ["c:", "s:"] {
         let out = rc.cmd(&["copy", plain.to_str().unwrap(), remote]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     let key = scrypt_key(password, None);
@@ -141,7 +145,11 @@ fn rclone_crypt_files() {
         let ours = run(&["secretbox", "-K", &key], &want).unwrap().stdout;
         std::fs::write(enc.join(format!("ours{n}.bin")), &ours).unwrap();
         let out = rc.cmd(&["cat", &format!("c:ours{n}")]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(out.stdout, want, "rclone cat of ours{n}");
     }
 
@@ -153,11 +161,36 @@ fn rclone_crypt_files() {
     let mut flipped = good.clone();
     flipped[100_000] ^= 0x40;
     let broken: Vec<(&str, Vec<u8>, &str, &str)> = vec![
-        ("short", good[..20].to_vec(), &key, "file is too short to be encrypted"),
-        ("magic", bad_magic, &key, "not an encrypted file - bad magic string"),
-        ("trunc", good[..32 + 65552 + 10].to_vec(), &key, "file has truncated block header"),
-        ("flip", flipped, &key, "failed to authenticate decrypted block - bad password?"),
-        ("key", good.clone(), &wrong_key, "failed to authenticate decrypted block - bad password?"),
+        (
+            "short",
+            good[..20].to_vec(),
+            &key,
+            "file is too short to be encrypted",
+        ),
+        (
+            "magic",
+            bad_magic,
+            &key,
+            "not an encrypted file - bad magic string",
+        ),
+        (
+            "trunc",
+            good[..32 + 65552 + 10].to_vec(),
+            &key,
+            "file has truncated block header",
+        ),
+        (
+            "flip",
+            flipped,
+            &key,
+            "failed to authenticate decrypted block - bad password?",
+        ),
+        (
+            "key",
+            good.clone(),
+            &wrong_key,
+            "failed to authenticate decrypted block - bad password?",
+        ),
     ];
     for (name, data, key, reason) in broken {
         let r = run(&["secretbox", "-d", "-K", key], &data).unwrap();

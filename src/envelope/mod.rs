@@ -5,5 +5,7 @@
 //! then the script. See [`parse`] for the grammar.
 
 mod parse;
+pub mod select;
 
 pub use parse::{is_var_name, parse, Assignment, Envelope, Header, Selector};
+pub use select::{media_type, parse_query, Selectors};
