@@ -59,6 +59,9 @@ struct Slot {
     elem: u32,
     /// Its tag name, for the rules of omitted end tags.
     tag: String,
+    /// Open lists, `dl`s and tables inside it, which make an `li`, `dd` or `td` there a
+    /// descendant rather than a sibling.
+    nested: [u32; 3],
     /// Text of the current text node that may hold entities, decoded when it ends.
     pending: String,
     value: String,
@@ -87,11 +90,22 @@ impl std::error::Error for AllFound {}
 /// What the omitted-end-tag rules need to know of an open element.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tag {
-    Other,
-    /// `ul`, `ol`, `menu`: `li` inside is not a sibling.
-    List,
-    Dl,
-    Table,
+    /// `ul`, `ol`, `menu`: an `li` inside is not a sibling.
+    List = 0,
+    Dl = 1,
+    Table = 2,
+    Other = 3,
+}
+
+impl Tag {
+    fn of(name: &str) -> Tag {
+        match name {
+            "ul" | "ol" | "menu" => Tag::List,
+            "dl" => Tag::Dl,
+            "table" => Tag::Table,
+            _ => Tag::Other,
+        }
+    }
 }
 
 struct Shared {
@@ -130,14 +144,8 @@ impl Shared {
         let Some(slot) = self.slots.get(k) else {
             return false;
         };
-        // The kind of container that would make `name` a child instead of a sibling.
-        let nested = |kind: Tag| {
-            self.stack
-                .iter()
-                .rev()
-                .take_while(|(id, _)| *id > slot.elem)
-                .any(|(_, t)| *t == kind)
-        };
+        // Whether a container of that kind makes `name` a descendant, not a sibling.
+        let nested = |kind: Tag| slot.nested.get(kind as usize).is_some_and(|&n| n > 0);
         match slot.tag.as_str() {
             "p" => CLOSE_P.contains(&name),
             "li" => name == "li" && !nested(Tag::List),
@@ -192,11 +200,19 @@ const CLOSE_P: &[&str] = &[
 /// Every element, before the selectors' handlers see it: keeps the stack of open
 /// elements and applies the omitted-end-tag rules to the texts being collected.
 fn on_any(shared: &Cell, el: &mut Element) -> HandlerResult {
-    let name = el.tag_name();
     let mut s = shared.borrow_mut();
-    for k in 0..s.slots.len() {
-        if s.slots.get(k).is_some_and(|x| x.state == State::Collecting) && s.closes(k, &name) {
-            s.finish(k)?;
+    // Names matter only inside an element being collected.
+    let collecting = s.slots.iter().any(|x| x.state == State::Collecting);
+    let name = if collecting {
+        el.tag_name()
+    } else {
+        String::new()
+    };
+    if collecting {
+        for k in 0..s.slots.len() {
+            if s.slots.get(k).is_some_and(|x| x.state == State::Collecting) && s.closes(k, &name) {
+                s.finish(k)?;
+            }
         }
     }
     if !el.can_have_content() {
@@ -207,19 +223,33 @@ fn on_any(shared: &Cell, el: &mut Element) -> HandlerResult {
     };
     let id = s.next_id;
     s.next_id = s.next_id.saturating_add(1);
-    let tag = match name.as_str() {
-        "ul" | "ol" | "menu" => Tag::List,
-        "dl" => Tag::Dl,
-        "table" => Tag::Table,
-        _ => Tag::Other,
-    };
+    let tag = Tag::of(&name);
     s.stack.push((id, tag));
+    if tag != Tag::Other {
+        for slot in s.slots.iter_mut().filter(|x| x.state == State::Collecting) {
+            if let Some(n) = slot.nested.get_mut(tag as usize) {
+                *n += 1;
+            }
+        }
+    }
     let shared = Rc::clone(shared);
     handlers.push(Box::new(move |_: &mut EndTag| {
         let mut s = shared.borrow_mut();
         // Closing an element closes those opened inside it whose end tags were omitted.
         if let Some(at) = s.stack.iter().rposition(|(i, _)| *i == id) {
-            s.stack.truncate(at);
+            let Shared { stack, slots, .. } = &mut *s;
+            for (popped, tag) in stack.drain(at..) {
+                if tag == Tag::Other {
+                    continue;
+                }
+                for slot in slots.iter_mut() {
+                    if slot.state == State::Collecting && slot.elem < popped {
+                        if let Some(n) = slot.nested.get_mut(tag as usize) {
+                            *n = n.saturating_sub(1);
+                        }
+                    }
+                }
+            }
         }
         for k in 0..s.slots.len() {
             if s.slots
