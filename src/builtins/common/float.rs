@@ -200,6 +200,37 @@ fn convert(text: &str, neg: bool, end: usize) -> Parsed {
     }
 }
 
+/// `a + b`, rounded as the x87 rounds.
+pub fn add(a: Ld, b: Ld) -> Ld {
+    a.add_r(b, Round::NearestTiesToEven).value
+}
+
+/// `a * b`, rounded as the x87 rounds.
+pub fn mul(a: Ld, b: Ld) -> Ld {
+    a.mul_r(b, Round::NearestTiesToEven).value
+}
+
+/// `a < b` (false when either is NaN).
+pub fn lt(a: Ld, b: Ld) -> bool {
+    a.partial_cmp(&b) == Some(std::cmp::Ordering::Less)
+}
+
+pub fn is_nan(x: Ld) -> bool {
+    x.is_nan()
+}
+
+pub fn is_negative(x: Ld) -> bool {
+    x.is_negative()
+}
+
+pub fn is_zero(x: Ld) -> bool {
+    x.is_zero()
+}
+
+pub fn is_infinite(x: Ld) -> bool {
+    x.is_infinite()
+}
+
 /// A value from an integer, exactly when it fits in 64 bits.
 pub fn from_i128(v: i128) -> Ld {
     Ld::from_i128_r(v, Round::NearestTiesToEven).value

@@ -2,8 +2,10 @@
 
 pub mod args;
 pub mod baseenc;
+pub mod deflate;
 pub mod digest;
 pub mod float;
 pub mod format;
+pub mod gzip;
 pub mod quote;
 pub mod regex;
