@@ -12,7 +12,9 @@
 
 pub mod common;
 
+mod cut;
 mod false_;
+mod tr;
 mod true_;
 
 use std::any::{Any, TypeId};
@@ -28,7 +30,12 @@ use crate::host::{Host, HttpRequest, HttpResponse};
 pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 
 /// Every builtin by name, sorted by name for [`lookup`].
-pub static TABLE: &[(&str, Run)] = &[("false", false_::run), ("true", true_::run)];
+pub static TABLE: &[(&str, Run)] = &[
+    ("cut", cut::run),
+    ("false", false_::run),
+    ("tr", tr::run),
+    ("true", true_::run),
+];
 
 /// Finds a builtin by the name a script calls it by.
 pub fn lookup(name: &[u8]) -> Option<Run> {

@@ -1,3 +1,4 @@
 //! Engines shared by several builtins, so that tools that do the same thing agree.
 
 pub mod args;
+pub mod operands;
