@@ -14,6 +14,8 @@ pub mod common;
 
 mod cut;
 mod false_;
+mod head;
+mod tail;
 mod tr;
 mod true_;
 
@@ -33,6 +35,8 @@ pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 pub static TABLE: &[(&str, Run)] = &[
     ("cut", cut::run),
     ("false", false_::run),
+    ("head", head::run),
+    ("tail", tail::run),
     ("tr", tr::run),
     ("true", true_::run),
 ];

@@ -17,6 +17,38 @@ pub fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>>
     }
 }
 
+/// Opens `name` for a tool that complains `PROG: cannot open 'NAME' for reading: REASON`
+/// (head, tail).
+pub fn open_for_reading(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
+    match ctx.open(name)? {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(reason) => {
+            let line = format!(
+                "{prog}: cannot open {} for reading: {reason}\n",
+                quote_arg(name)
+            );
+            ctx.stderr.extend_from_slice(line.as_bytes());
+            Ok(None)
+        }
+    }
+}
+
+/// Writes the `==> NAME <==` header of head and tail, with a blank line before every
+/// header but the first.
+pub fn file_header(out: &mut Vec<u8>, first: &mut bool, name: &[u8]) {
+    if !*first {
+        out.push(b'\n');
+    }
+    *first = false;
+    out.extend_from_slice(b"==> ");
+    if name == b"-" {
+        out.extend_from_slice(b"standard input");
+    } else {
+        out.extend_from_slice(name);
+    }
+    out.extend_from_slice(b" <==\n");
+}
+
 /// The operands, or `-` alone when there are none.
 pub fn or_stdin(operands: &[Vec<u8>]) -> Vec<Vec<u8>> {
     if operands.is_empty() {
@@ -68,16 +100,23 @@ pub enum SizeError {
     TooLarge,
 }
 
-/// Parses a count with GNU's multiplier suffixes: `b` (512), `K`/`KiB` (1024), `kB`/`KB`
-/// (1000), and so on through `M G T P E Z Y R Q`. Leading blanks are skipped.
-/// `extra` lists the suffixes the tool accepts beyond these (none today).
+/// Parses a count with GNU's multiplier suffixes (coreutils 9.1): `b` (512), `k`/`K`/`KiB`
+/// (1024), `kB`/`KB` (1000), and so on through `M G T P E Z Y` (`m` is `M`). Leading
+/// blanks and one `+` are skipped, as `strtoumax` does; a `-` is refused.
+/// A suffix without a number counts one of it (`b` is 512).
 pub fn parse_size(s: &[u8]) -> std::result::Result<u64, SizeError> {
+    let raw = s;
     let s = trim_start_blanks(s);
+    let s = s.strip_prefix(b"+").unwrap_or(s);
     let digits = s.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return Err(SizeError::Invalid);
-    }
-    let (num, suffix) = s.split_at(digits);
+    let (num, suffix): (&[u8], &[u8]) = if digits == 0 {
+        match raw.first() {
+            Some(c) if b"bkKmMGTPEZY".contains(c) => (b"1", raw),
+            _ => return Err(SizeError::Invalid),
+        }
+    } else {
+        s.split_at(digits)
+    };
     let mut n: u64 = 0;
     let mut overflow = false;
     for &d in num {
@@ -89,39 +128,37 @@ pub fn parse_size(s: &[u8]) -> std::result::Result<u64, SizeError> {
             None => overflow = true,
         }
     }
-    let mult = suffix_multiplier(suffix).ok_or(SizeError::Invalid)?;
+    let (base, power) = suffix_multiplier(suffix).ok_or(SizeError::Invalid)?;
     if overflow {
         return Err(SizeError::TooLarge);
     }
     let mut total = n;
-    for _ in 0..mult.1 {
-        total = total.checked_mul(mult.0).ok_or(SizeError::TooLarge)?;
+    for _ in 0..power {
+        total = total.checked_mul(base).ok_or(SizeError::TooLarge)?;
     }
     Ok(total)
 }
 
 /// `(base, power)` for a suffix: the multiplier is base^power.
 fn suffix_multiplier(suffix: &[u8]) -> Option<(u64, u32)> {
-    if suffix.is_empty() {
+    let Some((&first, rest)) = suffix.split_first() else {
         return Some((1, 0));
+    };
+    if first == b'b' {
+        return rest.is_empty().then_some((512, 1));
     }
-    if suffix == b"b" {
-        return Some((512, 1));
-    }
-    let power = match suffix[0] {
+    let power = match first {
         b'k' | b'K' => 1,
-        b'M' => 2,
+        b'm' | b'M' => 2,
         b'G' => 3,
         b'T' => 4,
         b'P' => 5,
         b'E' => 6,
         b'Z' => 7,
         b'Y' => 8,
-        b'R' => 9,
-        b'Q' => 10,
         _ => return None,
     };
-    match &suffix[1..] {
+    match rest {
         b"" | b"iB" => Some((1024, power)),
         b"B" => Some((1000, power)),
         _ => None,
@@ -150,8 +187,13 @@ mod tests {
         assert_eq!(parse_size(b"1KiB"), Ok(1024));
         assert_eq!(parse_size(b"1MB"), Ok(1_000_000));
         assert_eq!(parse_size(b"1x"), Err(SizeError::Invalid));
-        assert_eq!(parse_size(b"1Q"), Err(SizeError::TooLarge));
+        assert_eq!(parse_size(b"1Q"), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"1Z"), Err(SizeError::TooLarge));
+        assert_eq!(parse_size(b"1mB"), Ok(1_000_000));
+        assert_eq!(parse_size(b"1bB"), Err(SizeError::Invalid));
         assert_eq!(parse_size(b""), Err(SizeError::Invalid));
+        assert_eq!(parse_size(b"k"), Ok(1024));
+        assert_eq!(parse_size(b" k"), Err(SizeError::Invalid));
     }
 
     #[test]
