@@ -15,9 +15,11 @@ pub mod common;
 mod cut;
 mod false_;
 mod head;
+mod sort;
 mod tail;
 mod tr;
 mod true_;
+mod wc;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -36,9 +38,11 @@ pub static TABLE: &[(&str, Run)] = &[
     ("cut", cut::run),
     ("false", false_::run),
     ("head", head::run),
+    ("sort", sort::run),
     ("tail", tail::run),
     ("tr", tr::run),
     ("true", true_::run),
+    ("wc", wc::run),
 ];
 
 /// Finds a builtin by the name a script calls it by.

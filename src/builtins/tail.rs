@@ -159,13 +159,15 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
                     Err(SizeError::Invalid) => {
                         return Err((format!("invalid number of {what}: {}", quote_arg(v)), false))
                     }
-                    Err(SizeError::TooLarge) => return Err((
-                        format!(
+                    Err(SizeError::TooLarge) => {
+                        return Err((
+                            format!(
                             "invalid number of {what}: {}: Value too large for defined data type",
                             quote_arg(v)
                         ),
-                        false,
-                    )),
+                            false,
+                        ))
+                    }
                 };
             }
             "f" => {
