@@ -16,9 +16,16 @@
 
 pub mod budget;
 pub mod builtins;
+pub mod envelope;
 pub mod error;
 pub mod host;
+pub mod jq;
+pub mod names;
+pub mod protocol;
 pub mod shell;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -1,4 +1,12 @@
 //! Engines shared by several builtins, so that tools that do the same thing agree.
 
 pub mod args;
+pub mod baseenc;
+pub mod deflate;
+pub mod digest;
+pub mod float;
+pub mod format;
+pub mod gzip;
 pub mod operands;
+pub mod quote;
+pub mod regex;

@@ -1,0 +1,280 @@
+// mkfifo's Worker entry: routes each request, performs passthrough answers, hands inbound
+// mail to the FIFO's object, and turns any failure into a 503 the client can retry.
+//
+//   /_/...        the Worker's Rust code (JSON API, sign-in, editor)
+//   /bin/sh       the public shell, rate-limited per client address
+//   /NAME/...     FIFO NAME: its Durable Object gets the Request
+//   NAME@DOMAIN   inbound mail: FIFO NAME's object gets the raw message
+//
+// Static files (public/) are served by the platform before this code runs.
+
+import * as wasm from "../build/index.js";
+
+const PASSTHROUGH_START_MS = 10_000;
+const MAX_BODY_BYTES = 32 * 1024 * 1024; // as MAX_BODY in src/worker/fifo/mod.rs
+const MAX_API_BODY_BYTES = 1024 * 1024;
+const INTERNAL_PREFIX = "x-mkfifo-";
+const ACCEL_HEADER_PREFIX = "x-accel-header-";
+
+// A Rust panic traps the wasm instance inside a microtask, so the promise of the call
+// never settles. The panic hook calls __onRustPanic; every call in flight is rejected so
+// that the client gets a 503 at once.
+// The instance's memory may be left inconsistent by the panic, so the next call starts a
+// fresh instance.
+const inflight = new Set();
+let resetPending = false;
+globalThis.__onRustPanic = (message) => {
+  const err = new Error(`internal error: ${message}`);
+  for (const reject of inflight) reject(err);
+  inflight.clear();
+  resetPending = true;
+};
+
+function freshAfterPanic() {
+  if (resetPending) {
+    resetPending = false;
+    wasm.__wbg_reset_state();
+  }
+}
+
+function guarded(promise) {
+  let reject;
+  const trap = new Promise((_, r) => (reject = r));
+  inflight.add(reject);
+  return Promise.race([promise, trap]).finally(() => inflight.delete(reject));
+}
+
+function unavailable(err) {
+  const cause = ((err && err.message) || String(err)).replace(/\s*\n\s*/g, " ");
+  return new Response(`503 Service Unavailable: ${cause}\n`, {
+    status: 503,
+    headers: { "Retry-After": "1", "Content-Type": "text/plain; charset=utf-8" },
+  });
+}
+
+function plain(status, message) {
+  return new Response(`${status} ${message}\n`, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  });
+}
+
+// A Durable Object class of the wasm module, rebuilt when a trap has reset the instance.
+function durableObject(Base) {
+  return class {
+    #args;
+    #inner;
+    #instance;
+    constructor(...args) {
+      this.#args = args;
+      this.#build();
+    }
+    #build() {
+      this.#inner = new Base(...this.#args);
+      this.#instance = wasm.__worker_init_state().instanceId;
+    }
+    #call(name, args) {
+      freshAfterPanic();
+      if (this.#instance !== wasm.__worker_init_state().instanceId) this.#build();
+      return guarded(Promise.resolve().then(() => this.#inner[name](...args)));
+    }
+    fetch(...a) {
+      return this.#call("fetch", a).catch((err) => {
+        const resp = unavailable(err);
+        resp.headers.set("x-mkfifo-object", "1"); // an answer of ours, passed on as it is
+        return resp;
+      });
+    }
+    alarm(...a) {
+      return this.#call("alarm", a);
+    }
+    webSocketMessage(...a) {
+      return this.#call("webSocketMessage", a);
+    }
+    webSocketClose(...a) {
+      return this.#call("webSocketClose", a);
+    }
+    webSocketError(...a) {
+      return this.#call("webSocketError", a);
+    }
+  };
+}
+
+export const Fifo = durableObject(wasm.Fifo);
+export const Account = durableObject(wasm.Account);
+
+// The client's headers minus any that only the Worker itself may set.
+function trustedHeaders(request) {
+  const headers = new Headers();
+  for (const [name, value] of request.headers) {
+    if (!name.startsWith(INTERNAL_PREFIX)) headers.append(name, value);
+  }
+  return headers;
+}
+
+// The request's body as a stream of its own: when the object answers before reading all
+// of it (a 404, a 413), the rest is dropped quietly instead of failing the Worker.
+function detachedBody(request) {
+  if (!request.body) return null;
+  const { readable, writable } = new TransformStream();
+  request.body.pipeTo(writable).catch(() => {});
+  return readable;
+}
+
+function fifoStub(env, name) {
+  return env.FIFO.get(env.FIFO.idFromName(name));
+}
+
+// Every answer of the object's own code carries x-mkfifo-object; an answer without it
+// comes from the platform (the object crashed or was reset) and becomes a 503.
+async function callFifo(env, name, request) {
+  const resp = await fifoStub(env, name).fetch(request);
+  if (!resp.headers.has("x-mkfifo-object")) {
+    const text = await resp.text();
+    throw new Error(`FIFO ${name} failed: ${resp.status} ${text.trim() || resp.statusText}`);
+  }
+  const headers = new Headers();
+  for (const [k, v] of resp.headers) if (!k.startsWith(INTERNAL_PREFIX)) headers.append(k, v);
+  return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers });
+}
+
+// The object answered with X-Accel-Redirect: make that request (its body is the object's
+// answer's body) and stream the reply to the client unchanged (status, headers, body), so
+// the bytes never enter WebAssembly.
+async function passthrough(resp) {
+  const target = resp.headers.get("x-accel-redirect");
+  const method = resp.headers.get("x-accel-method") || "GET";
+  const headers = new Headers();
+  for (const [name, value] of resp.headers) {
+    if (name.startsWith(ACCEL_HEADER_PREFIX)) headers.append(name.slice(ACCEL_HEADER_PREFIX.length), value);
+  }
+  const hasBody = method !== "GET" && method !== "HEAD";
+  if (!hasBody && resp.body) await resp.body.cancel();
+  const abort = new AbortController();
+  const timer = setTimeout(
+    () => abort.abort(new Error(`no answer from ${new URL(target).host} within 10 s`)),
+    PASSTHROUGH_START_MS,
+  );
+  try {
+    return await fetch(target, {
+      method,
+      headers,
+      body: hasBody ? resp.body : undefined,
+      redirect: "manual",
+      signal: abort.signal,
+    });
+  } finally {
+    clearTimeout(timer); // only the start of the reply is timed
+  }
+}
+
+async function toFifo(request, env, name) {
+  const length = Number(request.headers.get("content-length") || 0);
+  if (length > MAX_BODY_BYTES) return plain(413, `a Request body holds at most ${MAX_BODY_BYTES >> 20} MiB`);
+  const headers = trustedHeaders(request);
+  headers.set("x-mkfifo-fifo", name);
+  headers.set("x-mkfifo-remote-addr", request.headers.get("cf-connecting-ip") || "127.0.0.1");
+  headers.set("x-mkfifo-request-id", crypto.randomUUID());
+  headers.set("x-mkfifo-hops", "0");
+  const inner = new Request(request.url, {
+    method: request.method,
+    headers,
+    body: detachedBody(request),
+    redirect: "manual",
+  });
+  const resp = await callFifo(env, name, inner);
+  return resp.headers.has("x-accel-redirect") ? passthrough(resp) : resp;
+}
+
+async function shell(request, env, ctx) {
+  const client = request.headers.get("cf-connecting-ip") || "127.0.0.1";
+  const { success } = await env.SHELL_LIMITER.limit({ key: client });
+  if (!success) {
+    return new Response("429 Too Many Requests: try again in a minute\n", {
+      status: 429,
+      headers: { "Retry-After": "60", "Content-Type": "text/plain; charset=utf-8" },
+    });
+  }
+  return toRust(request, env, ctx);
+}
+
+// The Rust handlers take small bodies (envelopes, variables, scripts). The body is read
+// whole first: an answer sent while the client is still sending breaks the connection.
+async function toRust(request, env, ctx) {
+  const length = Number(request.headers.get("content-length") || 0);
+  if (length > MAX_API_BODY_BYTES) return plain(413, `at most ${MAX_API_BODY_BYTES >> 10} KiB here`);
+  const body = request.body ? await request.arrayBuffer() : null;
+  if (body && body.byteLength > MAX_API_BODY_BYTES) return plain(413, `at most ${MAX_API_BODY_BYTES >> 10} KiB here`);
+  const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request), body });
+  freshAfterPanic();
+  return guarded(wasm.fetch(inner, env, ctx));
+}
+
+async function route(request, env, ctx) {
+  const url = new URL(request.url);
+  const first = decodeURIComponent(url.pathname.split("/")[1] || "");
+  if (url.pathname.startsWith("/_/fault/fifo/") && env.MKFIFO_FAULTS === "1") {
+    // Tests only: crash FIFO NAME's object the way a bug would.
+    const name = url.pathname.slice("/_/fault/fifo/".length);
+    const headers = { "x-mkfifo-op": "fault", "x-mkfifo-fifo": name };
+    return callFifo(env, name, new Request("https://fifo.internal/fault", { headers }));
+  }
+  if (first === "_") return toRust(request, env, ctx);
+  if (url.pathname === "/bin/sh") return shell(request, env, ctx);
+  if (first === "") return plain(404, "not found");
+  freshAfterPanic();
+  const problem = wasm.fifoNameError(first);
+  if (problem) return plain(problem.includes("reserved") ? 404 : 400, problem);
+  return toFifo(request, env, first);
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    let resp;
+    try {
+      resp = await route(request, env, ctx);
+    } catch (err) {
+      console.error("503:", (err && err.stack) || err);
+      resp = unavailable(err);
+    }
+    if (resp.status >= 400) {
+      // One line per failed request, without the query string.
+      console.log(`${request.method} ${new URL(request.url).pathname} ${resp.status}`);
+    }
+    return resp;
+  },
+
+  // Inbound mail: NAME@DOMAIN (or NAME+tag@DOMAIN) is a Request to FIFO NAME.
+  async email(message, env) {
+    const name = message.to.split("@")[0].toLowerCase().split("+")[0];
+    freshAfterPanic();
+    const problem = wasm.fifoNameError(name);
+    if (problem) {
+      message.setReject(`no such FIFO: ${problem}`);
+      return;
+    }
+    let resp;
+    try {
+      const url = `https://fifo.internal/${name}/`;
+      resp = await callFifo(env, name, new Request(url, {
+        method: "POST",
+        body: message.raw,
+        headers: {
+          "Content-Length": String(message.rawSize),
+          "Content-Type": "message/rfc822",
+          "x-mkfifo-fifo": name,
+          "x-mkfifo-source": "email",
+          "x-mkfifo-mail-from": message.from,
+          "x-mkfifo-mail-to": message.to,
+          "x-mkfifo-request-id": crypto.randomUUID(),
+          "x-mkfifo-hops": "0",
+        },
+      }));
+    } catch (err) {
+      message.setReject(`temporarily unavailable: ${(err && err.message) || err}`);
+      return;
+    }
+    const text = await resp.text();
+    if (!resp.ok) message.setReject(`${name}: ${text.trim()}`);
+  },
+};

@@ -1,0 +1,9 @@
+//! `base32`: encodes or decodes base32 like GNU base32 (`-d -i -w`). Spends one step per 64 bytes of input.
+
+use crate::builtins::common::baseenc::{run_tool, Encoding};
+use crate::builtins::Ctx;
+use crate::error::{Result, Status};
+
+pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    run_tool(ctx, args, Some(Encoding::Base32))
+}

@@ -1,0 +1,9 @@
+//! `sha256sum`: prints or checks SHA-256 digests like GNU sha256sum. Spends one step per 64 bytes hashed and one per checked line.
+
+use crate::builtins::common::digest::{run_sum, Algo};
+use crate::builtins::Ctx;
+use crate::error::{Result, Status};
+
+pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    run_sum(ctx, args, Algo::Sha256)
+}

@@ -1,0 +1,830 @@
+//! JSON text in and out, the way jq 1.7.1 reads and writes it.
+//!
+//! The reader scans like jq's: anything that is not whitespace, a quote or one of
+//! `[]{},:` builds a literal token (`true`, `nan`, numbers in decNumber's syntax), errors
+//! name the line and column where jq notices them, and nesting stops at 256 levels. The
+//! writer prints jq's number forms and escapes, indents by 0-7 spaces or a tab, and cuts
+//! values nested deeper than 256 levels (`<skipped: too deep>`), as jq's dumper does.
+//!
+//! Steps: the caller spends them (one per 64 bytes read or written).
+
+use std::rc::Rc;
+
+use super::num;
+use super::value::{Key, Map, Val, MAX_ITEMS, MAX_STRING};
+
+/// Deepest nesting jq parses.
+pub const MAX_PARSE_DEPTH: usize = 256;
+/// Deepest nesting jq prints; deeper values print as `<skipped: too deep>`.
+const MAX_PRINT_DEPTH: usize = 257;
+
+/// A parse error: jq's message (without position) and where it was noticed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub msg: String,
+    pub line: usize,
+    pub col: usize,
+    pub at_eof: bool,
+}
+
+impl ParseError {
+    /// `MSG at line L, column C` (with `at EOF` when jq says so).
+    pub fn text(&self) -> String {
+        format!(
+            "{}{} at line {}, column {}",
+            self.msg,
+            if self.at_eof { " at EOF" } else { "" },
+            self.line,
+            self.col
+        )
+    }
+}
+
+enum Frame {
+    Arr(Vec<Val>, bool),
+    /// object so far, pending key, and whether a ':' or ',' is the last thing seen
+    Obj(Map, Option<Rc<String>>, ObjState),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ObjState {
+    /// after `{` or `,`: a key must come
+    WantKey,
+    /// after a key: `:` must come
+    WantColon,
+    /// after `:`: a value must come
+    WantValue,
+    /// after a value: `,` or `}` must come
+    HaveValue,
+}
+
+/// Where a [`Reader`] is in its text, kept between reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReaderState {
+    pos: usize,
+    line: usize,
+    col: usize,
+    lines: usize,
+    failed: bool,
+}
+
+impl ReaderState {
+    /// The state at the start of `data` (after a byte order mark).
+    pub fn start(data: &[u8]) -> Self {
+        Reader::new(data).detach()
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The state, to resume later.
+    pub fn detach(&self) -> ReaderState {
+        ReaderState {
+            pos: self.pos,
+            line: self.line,
+            col: self.col,
+            lines: self.lines,
+            failed: self.failed,
+        }
+    }
+
+    /// Moves past raw input up to byte `pos`.
+    pub fn skip_to(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    /// Goes on reading `data` from here.
+    pub fn resume(self, data: &[u8]) -> Reader<'_> {
+        Reader {
+            data,
+            pos: self.pos,
+            line: self.line,
+            col: self.col,
+            lines: self.lines,
+            failed: self.failed,
+        }
+    }
+}
+
+/// A reader of a stream of JSON values.
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    line: usize,
+    col: usize,
+    /// newlines read so far (`input_line_number`)
+    pub lines: usize,
+    failed: bool,
+}
+
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_structure(c: u8) -> bool {
+    matches!(c, b'[' | b']' | b'{' | b'}' | b',' | b':')
+}
+
+/// A literal token's value, as jq's `check_literal` takes it.
+pub fn literal(tok: &[u8]) -> Result<Val, &'static str> {
+    match tok.first() {
+        Some(b't') => {
+            return if tok == b"true" {
+                Ok(Val::Bool(true))
+            } else {
+                Err("Invalid literal")
+            }
+        }
+        Some(b'f') => {
+            return if tok == b"false" {
+                Ok(Val::Bool(false))
+            } else {
+                Err("Invalid literal")
+            }
+        }
+        Some(b'n') if tok.starts_with(b"nan") && tok[3..].iter().all(u8::is_ascii_digit) => {
+            return Ok(Val::Num(f64::NAN));
+        }
+        Some(b'n') if tok.len() == 3 => {
+            return if tok == b"nan" {
+                Ok(Val::Num(f64::NAN))
+            } else {
+                Err("Invalid literal")
+            }
+        }
+        Some(b'n') => {
+            return if tok == b"null" {
+                Ok(Val::Null)
+            } else {
+                Err("Invalid literal")
+            }
+        }
+        Some(b'\'') => return Err("Invalid string literal; expected \", but got '"),
+        _ => {}
+    }
+    number(tok).ok_or("Invalid numeric literal")
+}
+
+/// A number in decNumber's string syntax (sign, digits with an optional point, an
+/// optional exponent; or Inf, Infinity, NaN in any case).
+pub fn number(tok: &[u8]) -> Option<Val> {
+    let s = std::str::from_utf8(tok).ok()?;
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = body.to_ascii_lowercase();
+    if lower == "inf" || lower == "infinity" {
+        return Some(Val::Num(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }));
+    }
+    if lower == "nan"
+        || (lower.starts_with("nan") && lower[3..].bytes().all(|c| c.is_ascii_digit()))
+        || lower == "snan"
+    {
+        return Some(Val::Num(f64::NAN));
+    }
+    let b = body.as_bytes();
+    let mut i = 0;
+    let mut digits = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+        digits += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+            digits += 1;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    let text = s.strip_prefix('+').unwrap_or(s);
+    Some(Val::from_literal(text))
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        // a byte order mark at the very start is skipped
+        let pos = if data.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        Reader {
+            data,
+            pos,
+            line: 1,
+            col: 0,
+            lines: 0,
+            failed: false,
+        }
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The state, to resume later.
+    pub fn detach(&self) -> ReaderState {
+        ReaderState {
+            pos: self.pos,
+            line: self.line,
+            col: self.col,
+            lines: self.lines,
+            failed: self.failed,
+        }
+    }
+
+    fn err(&self, msg: impl Into<String>) -> ParseError {
+        ParseError {
+            msg: msg.into(),
+            line: self.line,
+            col: self.col,
+            at_eof: false,
+        }
+    }
+
+    fn eof_err(&self, msg: impl Into<String>) -> ParseError {
+        ParseError {
+            at_eof: true,
+            ..self.err(msg)
+        }
+    }
+
+    #[inline]
+    fn advance(&mut self, c: u8) {
+        self.pos += 1;
+        if c == b'\n' {
+            self.line += 1;
+            self.col = 0;
+            self.lines += 1;
+        } else {
+            self.col += 1;
+        }
+    }
+
+    /// The next value, `None` at the end, or the error that ends the stream.
+    pub fn next_value(&mut self) -> Option<Result<Val, ParseError>> {
+        if self.failed {
+            return None;
+        }
+        let r = self.parse();
+        match &r {
+            Some(Err(_)) => self.failed = true,
+            Some(Ok(_)) => {
+                // jq hands a value over once it has read the character after it
+                if let Some(&c) = self.data.get(self.pos) {
+                    if is_ws(c) {
+                        self.advance(c);
+                    }
+                }
+            }
+            None => {}
+        }
+        r
+    }
+
+    fn parse(&mut self) -> Option<Result<Val, ParseError>> {
+        let mut stack: Vec<Frame> = Vec::new();
+        loop {
+            // skip whitespace
+            while let Some(&c) = self.data.get(self.pos) {
+                if is_ws(c) {
+                    self.advance(c);
+                } else {
+                    break;
+                }
+            }
+            let Some(&c) = self.data.get(self.pos) else {
+                if stack.is_empty() {
+                    return None;
+                }
+                return Some(Err(self.eof_err("Unfinished JSON term")));
+            };
+            let value: Val = match c {
+                b'"' => {
+                    self.advance(c);
+                    match self.string() {
+                        Ok(s) => {
+                            // a string may be an object key
+                            if let Some(Frame::Obj(_, key, st @ ObjState::WantKey)) =
+                                stack.last_mut()
+                            {
+                                *key = Some(Rc::new(s));
+                                *st = ObjState::WantColon;
+                                continue;
+                            }
+                            Val::Str(Rc::new(s))
+                        }
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+                b'[' | b'{' => {
+                    self.advance(c);
+                    if let Err(e) = self.before_value(&stack) {
+                        return Some(Err(e));
+                    }
+                    if stack.len() >= MAX_PARSE_DEPTH {
+                        return Some(Err(self.err("Exceeds depth limit for parsing")));
+                    }
+                    stack.push(if c == b'[' {
+                        Frame::Arr(Vec::new(), false)
+                    } else {
+                        Frame::Obj(Map::default(), None, ObjState::WantKey)
+                    });
+                    continue;
+                }
+                b']' | b'}' => {
+                    self.advance(c);
+                    let v = match (stack.pop(), c) {
+                        (Some(Frame::Arr(items, comma)), b']') => {
+                            if comma {
+                                return Some(Err(self.err("Expected another array element")));
+                            }
+                            Val::arr(items)
+                        }
+                        (Some(Frame::Obj(m, _, st)), b'}') => match st {
+                            ObjState::HaveValue => Val::obj(m),
+                            ObjState::WantKey if m.is_empty() => Val::obj(m),
+                            ObjState::WantKey => {
+                                return Some(Err(self.err("Expected another key-value pair")))
+                            }
+                            _ => {
+                                return Some(Err(
+                                    self.err("Objects must consist of key:value pairs")
+                                ))
+                            }
+                        },
+                        (Some(Frame::Arr(..)), _) => return Some(Err(self.err("Unmatched '}'"))),
+                        (Some(Frame::Obj(..)), _) => return Some(Err(self.err("Unmatched ']'"))),
+                        (None, _) => {
+                            return Some(Err(self.err(format!("Unmatched '{}'", c as char))))
+                        }
+                    };
+                    v
+                }
+                b',' => {
+                    self.advance(c);
+                    match stack.last_mut() {
+                        Some(Frame::Arr(items, comma)) if !items.is_empty() && !*comma => {
+                            *comma = true
+                        }
+                        Some(Frame::Obj(_, _, st @ ObjState::HaveValue)) => *st = ObjState::WantKey,
+                        Some(Frame::Obj(_, _, ObjState::WantColon)) => {
+                            return Some(Err(self.err("Objects must consist of key:value pairs")))
+                        }
+                        _ => return Some(Err(self.err("Expected value before ','"))),
+                    }
+                    continue;
+                }
+                b':' => {
+                    self.advance(c);
+                    match stack.last_mut() {
+                        Some(Frame::Obj(_, Some(_), st @ ObjState::WantColon)) => {
+                            *st = ObjState::WantValue
+                        }
+                        Some(Frame::Obj(_, _, ObjState::WantValue)) => {
+                            return Some(Err(self.err("':' should follow a key")))
+                        }
+                        _ => return Some(Err(self.err("Expected string key before ':'"))),
+                    }
+                    continue;
+                }
+                _ => {
+                    // a literal: up to whitespace, a quote or a structural character
+                    let start = self.pos;
+                    while let Some(&d) = self.data.get(self.pos) {
+                        if is_ws(d) || d == b'"' || is_structure(d) {
+                            break;
+                        }
+                        self.advance(d);
+                    }
+                    let tok = &self.data[start..self.pos];
+                    let at_eof = self.pos >= self.data.len();
+                    // jq notices a bad literal once it sees the character after it
+                    if let Some(&d) = self.data.get(self.pos) {
+                        if is_ws(d) {
+                            self.advance(d);
+                        }
+                    }
+                    match literal(tok) {
+                        Ok(v) => v,
+                        Err(msg) => {
+                            let mut e = self.err(msg);
+                            if at_eof {
+                                e.at_eof = true;
+                            } else if let Some(&d) = self.data.get(self.pos) {
+                                if !is_ws(self.data[self.pos - 1]) {
+                                    // the delimiter was a structural char or quote: counted
+                                    let _ = d;
+                                    e.col += 1;
+                                }
+                            }
+                            return Some(Err(e));
+                        }
+                    }
+                }
+            };
+            // place the value
+            if let Err(e) = self.before_value(&stack) {
+                return Some(Err(e));
+            }
+            match stack.last_mut() {
+                None => return Some(Ok(value)),
+                Some(Frame::Arr(items, comma)) => {
+                    if items.len() >= MAX_ITEMS {
+                        super::fuel::fail(super::fuel::Abort::Memory);
+                        return Some(Err(self.err("cannot allocate memory")));
+                    }
+                    items.push(value);
+                    *comma = false;
+                }
+                Some(Frame::Obj(m, key, st)) => {
+                    let k = key.take().unwrap_or_default();
+                    m.insert(Key(k), value);
+                    *st = ObjState::HaveValue;
+                }
+            }
+        }
+    }
+
+    /// Checks that a value may come now.
+    fn before_value(&self, stack: &[Frame]) -> Result<(), ParseError> {
+        match stack.last() {
+            None => Ok(()),
+            Some(Frame::Arr(items, comma)) => {
+                if items.is_empty() || *comma {
+                    Ok(())
+                } else {
+                    Err(self.err("Expected separator between values"))
+                }
+            }
+            Some(Frame::Obj(_, _, st)) => match st {
+                ObjState::WantValue => Ok(()),
+                ObjState::WantKey => Err(self.err("Object keys must be strings")),
+                ObjState::WantColon => Err(self.err("Objects must consist of key:value pairs")),
+                ObjState::HaveValue => Err(self.err("Expected separator between values")),
+            },
+        }
+    }
+
+    /// A string after its opening quote.
+    fn string(&mut self) -> Result<String, ParseError> {
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            // fast path: a run of plain bytes
+            let rest = &self.data[self.pos..];
+            let run = rest
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .unwrap_or(rest.len());
+            out.extend_from_slice(&rest[..run]);
+            self.pos += run;
+            self.col += run;
+            if out.len() > MAX_STRING {
+                super::fuel::fail(super::fuel::Abort::Memory);
+                return Err(self.err("cannot allocate memory"));
+            }
+            let Some(&c) = self.data.get(self.pos) else {
+                return Err(self.eof_err("Unfinished string"));
+            };
+            self.advance(c);
+            match c {
+                b'"' => break,
+                b'\\' => {
+                    let Some(&e) = self.data.get(self.pos) else {
+                        return Err(self.eof_err("Unfinished string"));
+                    };
+                    self.advance(e);
+                    match e {
+                        b'"' | b'\\' | b'/' => out.push(e),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'n' => out.push(b'\n'),
+                        b'r' => out.push(b'\r'),
+                        b't' => out.push(b'\t'),
+                        b'u' => {
+                            let cp = self.hex4()?;
+                            let ch = if (0xD800..0xDC00).contains(&cp) {
+                                // a high surrogate wants a low one
+                                if self.data.get(self.pos) == Some(&b'\\')
+                                    && self.data.get(self.pos + 1) == Some(&b'u')
+                                {
+                                    self.advance(b'\\');
+                                    self.advance(b'u');
+                                    let lo = self.hex4()?;
+                                    if (0xDC00..0xE000).contains(&lo) {
+                                        char::from_u32(
+                                            0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00),
+                                        )
+                                        .unwrap_or('\u{FFFD}')
+                                    } else {
+                                        return Err(self
+                                            .err("Invalid \\uXXXX\\uXXXX surrogate pair escape"));
+                                    }
+                                } else {
+                                    return Err(
+                                        self.err("Invalid \\uXXXX\\uXXXX surrogate pair escape")
+                                    );
+                                }
+                            } else if (0xDC00..0xE000).contains(&cp) {
+                                '\u{FFFD}'
+                            } else {
+                                char::from_u32(cp).unwrap_or('\u{FFFD}')
+                            };
+                            let mut buf = [0u8; 4];
+                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                        }
+                        _ => return Err(self.err("Invalid escape")),
+                    }
+                }
+                _ => return Err(self.err(
+                    "Invalid string: control characters from U+0000 through U+001F must be escaped",
+                )),
+            }
+        }
+        Ok(match String::from_utf8(out) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    fn hex4(&mut self) -> Result<u32, ParseError> {
+        let mut cp = 0u32;
+        for _ in 0..4 {
+            let Some(&h) = self.data.get(self.pos) else {
+                return Err(self.eof_err("Unfinished string"));
+            };
+            self.advance(h);
+            match (h as char).to_digit(16) {
+                Some(d) => cp = cp * 16 + d,
+                None => return Err(self.err("Invalid \\uXXXX escape")),
+            }
+        }
+        Ok(cp)
+    }
+}
+
+/// Parses one JSON text (for `fromjson`, `--argjson`, `tonumber`): exactly one value.
+pub fn parse_one(text: &str) -> Result<Val, String> {
+    let mut r = Reader::new(text.as_bytes());
+    let v = match r.next_value() {
+        None => return Err("Expected JSON value".into()),
+        Some(Err(e)) => return Err(e.text()),
+        Some(Ok(v)) => v,
+    };
+    match r.next_value() {
+        None => Ok(v),
+        Some(Err(e)) => Err(e.text()),
+        Some(Ok(_)) => Err("Unexpected extra JSON values".into()),
+    }
+}
+
+/// How to print values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// spaces per level (0: compact), or a tab when `tab`
+    pub indent: usize,
+    pub tab: bool,
+    pub sort_keys: bool,
+    pub ascii: bool,
+    pub color: bool,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            indent: 2,
+            tab: false,
+            sort_keys: false,
+            ascii: false,
+            color: false,
+        }
+    }
+}
+
+/// Compact JSON, as `tojson` makes it.
+pub fn write_compact(out: &mut Vec<u8>, v: &Val) {
+    let style = Style {
+        indent: 0,
+        ..Style::default()
+    };
+    write(out, v, &style);
+}
+
+/// Writes `v` in `style`.
+pub fn write(out: &mut Vec<u8>, v: &Val, style: &Style) {
+    write_at(out, v, style, 0);
+}
+
+const COL_NULL: &[u8] = b"\x1b[1;30m";
+const COL_FALSE: &[u8] = b"\x1b[0;39m";
+const COL_TRUE: &[u8] = b"\x1b[0;39m";
+const COL_NUM: &[u8] = b"\x1b[0;39m";
+const COL_STR: &[u8] = b"\x1b[0;32m";
+const COL_ARR: &[u8] = b"\x1b[1;39m";
+const COL_OBJ: &[u8] = b"\x1b[1;39m";
+const COL_KEY: &[u8] = b"\x1b[34;1m";
+const COL_RESET: &[u8] = b"\x1b[0m";
+
+fn newline(out: &mut Vec<u8>, style: &Style, depth: usize) {
+    out.push(b'\n');
+    if style.tab {
+        out.extend(std::iter::repeat_n(b'\t', depth));
+    } else {
+        out.extend(std::iter::repeat_n(b' ', depth * style.indent));
+    }
+}
+
+fn pretty(style: &Style) -> bool {
+    style.tab || style.indent > 0
+}
+
+fn write_at(out: &mut Vec<u8>, v: &Val, style: &Style, depth: usize) {
+    if depth > MAX_PRINT_DEPTH - 1 {
+        out.extend_from_slice(b"<skipped: too deep>");
+        return;
+    }
+    let color = |out: &mut Vec<u8>, c: &[u8]| {
+        if style.color {
+            out.extend_from_slice(c)
+        }
+    };
+    match v {
+        Val::Null => {
+            color(out, COL_NULL);
+            out.extend_from_slice(b"null");
+            color(out, COL_RESET);
+        }
+        Val::Bool(b) => {
+            color(out, if *b { COL_TRUE } else { COL_FALSE });
+            out.extend_from_slice(if *b { b"true" } else { b"false" });
+            color(out, COL_RESET);
+        }
+        Val::Num(x) => {
+            color(out, COL_NUM);
+            num::write_f64(out, *x);
+            color(out, COL_RESET);
+        }
+        Val::Lit(l) => {
+            color(out, COL_NUM);
+            if l.f.is_nan() {
+                out.extend_from_slice(b"null");
+            } else {
+                out.extend_from_slice(l.text.as_bytes());
+            }
+            color(out, COL_RESET);
+        }
+        Val::Str(s) => {
+            color(out, COL_STR);
+            write_str(out, s, style.ascii);
+            color(out, COL_RESET);
+        }
+        Val::Arr(a) => {
+            color(out, COL_ARR);
+            out.push(b'[');
+            if a.is_empty() {
+                out.push(b']');
+                color(out, COL_RESET);
+                return;
+            }
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    color(out, COL_ARR);
+                    out.push(b',');
+                }
+                color(out, COL_RESET);
+                if pretty(style) {
+                    newline(out, style, depth + 1);
+                }
+                write_at(out, x, style, depth + 1);
+            }
+            color(out, COL_ARR);
+            if pretty(style) {
+                newline(out, style, depth);
+            }
+            color(out, COL_ARR);
+            out.push(b']');
+            color(out, COL_RESET);
+        }
+        Val::Obj(o) => {
+            color(out, COL_OBJ);
+            out.push(b'{');
+            if o.is_empty() {
+                out.push(b'}');
+                color(out, COL_RESET);
+                return;
+            }
+            let mut entries: Vec<(&Key, &Val)> = o.iter().collect();
+            if style.sort_keys {
+                entries.sort_by(|a, b| a.0 .0.as_bytes().cmp(b.0 .0.as_bytes()));
+            }
+            for (i, (k, x)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    color(out, COL_OBJ);
+                    out.push(b',');
+                }
+                color(out, COL_RESET);
+                if pretty(style) {
+                    newline(out, style, depth + 1);
+                }
+                if style.color {
+                    out.extend_from_slice(COL_KEY);
+                    write_str(out, &k.0, style.ascii);
+                    out.extend_from_slice(COL_RESET);
+                    out.extend_from_slice(COL_OBJ);
+                    out.push(b':');
+                    out.extend_from_slice(COL_RESET);
+                } else {
+                    write_str(out, &k.0, style.ascii);
+                    out.push(b':');
+                }
+                if pretty(style) {
+                    out.push(b' ');
+                }
+                write_at(out, x, style, depth + 1);
+            }
+            color(out, COL_OBJ);
+            if pretty(style) {
+                newline(out, style, depth);
+            }
+            color(out, COL_OBJ);
+            out.push(b'}');
+            color(out, COL_RESET);
+        }
+    }
+}
+
+/// A JSON string with jq's escapes: `"` `\` and the C0 controls (`\b \t \n \f \r`, else
+/// `\u00XX`) and DEL as `\u007f`; with `ascii`, every non-ASCII character as `\uXXXX`.
+pub fn write_str(out: &mut Vec<u8>, s: &str, ascii: bool) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let b = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\t' => b"\\t",
+            b'\r' => b"\\r",
+            8 => b"\\b",
+            12 => b"\\f",
+            0..=0x1f | 0x7f => b"",
+            0x80.. if ascii => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&b[start..i]);
+        start = i + 1;
+        if !esc.is_empty() {
+            out.extend_from_slice(esc);
+        } else if c < 0x80 {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(c >> 4) as usize]);
+            out.push(HEX[(c & 15) as usize]);
+        } else {
+            // the lead byte of a non-ASCII char: escape the whole char
+            if c & 0xC0 == 0x80 {
+                // a continuation byte: already written with its lead
+                continue;
+            }
+            let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
+            let mut units = [0u16; 2];
+            for u in ch.encode_utf16(&mut units) {
+                out.extend_from_slice(b"\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push(HEX[((*u >> shift) & 15) as usize]);
+                }
+            }
+        }
+    }
+    out.extend_from_slice(&b[start..]);
+    out.push(b'"');
+}

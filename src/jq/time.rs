@@ -1,0 +1,472 @@
+//! jq's date functions in UTC: `gmtime`, `mktime`, `strftime`, `strptime` over jq's
+//! "broken down time" arrays `[year, month0, mday, hours, minutes, seconds, wday, yday]`.
+//! `localtime` and `strflocaltime` use UTC too.
+
+use jaq_core::ValR;
+
+use super::ops::err;
+use super::value::Val;
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn yday(y: i64, m0: i64, d: i64) -> i64 {
+    days_from_civil(y, m0 + 1, d) - days_from_civil(y, 1, 1)
+}
+
+/// A broken-down time.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tm {
+    year: i64,
+    mon: i64,
+    mday: i64,
+    hour: i64,
+    min: i64,
+    sec: f64,
+    wday: i64,
+    yday: i64,
+}
+
+fn from_secs(t: f64) -> Tm {
+    let secs = t.floor();
+    let frac = t - secs;
+    let s = secs as i64;
+    let days = s.div_euclid(86_400);
+    let rem = s.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    Tm {
+        year: y,
+        mon: m - 1,
+        mday: d,
+        hour: rem / 3600,
+        min: rem % 3600 / 60,
+        sec: (rem % 60) as f64 + frac,
+        wday: (days + 4).rem_euclid(7),
+        yday: yday(y, m - 1, d),
+    }
+}
+
+fn to_val(tm: &Tm) -> Val {
+    Val::arr(
+        [
+            tm.year as f64,
+            tm.mon as f64,
+            tm.mday as f64,
+            tm.hour as f64,
+            tm.min as f64,
+            tm.sec,
+            tm.wday as f64,
+            tm.yday as f64,
+        ]
+        .into_iter()
+        .map(Val::Num)
+        .collect(),
+    )
+}
+
+fn from_val(v: &Val, what: &str) -> ValR<Tm, Val> {
+    let Val::Arr(a) = v else {
+        return err(format!("{what} requires array inputs"));
+    };
+    if a.len() < 6 {
+        return err(format!("{what} requires array of 6 numbers"));
+    }
+    let mut n = [0f64; 8];
+    for (i, x) in a.iter().take(8).enumerate() {
+        match x.as_f64() {
+            Some(f) => n[i] = f,
+            None => return err(format!("{what} requires parsed datetime inputs")),
+        }
+    }
+    Ok(Tm {
+        year: n[0] as i64,
+        mon: n[1] as i64,
+        mday: n[2] as i64,
+        hour: n[3] as i64,
+        min: n[4] as i64,
+        sec: n[5],
+        wday: n[6] as i64,
+        yday: n[7] as i64,
+    })
+}
+
+fn timegm(tm: &Tm) -> i64 {
+    let y = tm.year + tm.mon.div_euclid(12);
+    let m = tm.mon.rem_euclid(12);
+    days_from_civil(y, m + 1, 1) * 86_400
+        + (tm.mday - 1) * 86_400
+        + tm.hour * 3600
+        + tm.min * 60
+        + tm.sec.floor() as i64
+}
+
+pub fn gmtime(v: &Val) -> ValR<Val, Val> {
+    match v.as_f64() {
+        Some(t) => Ok(to_val(&from_secs(t))),
+        None => err("gmtime() requires numeric inputs"),
+    }
+}
+
+pub fn mktime(v: &Val) -> ValR<Val, Val> {
+    if !matches!(v, Val::Arr(_)) {
+        return err("mktime requires array inputs");
+    }
+    let tm = from_val(v, "mktime")?;
+    Ok(Val::Num(timegm(&tm) as f64))
+}
+
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+fn iso_week(tm: &Tm) -> (i64, i64) {
+    let wday = (tm.wday + 6) % 7; // Monday = 0
+    let mut year = tm.year;
+    let mut week = (tm.yday - wday + 10) / 7;
+    if week < 1 {
+        year -= 1;
+        let days = if is_leap(year) { 366 } else { 365 };
+        week = (tm.yday + days - wday + 10) / 7;
+    } else {
+        let days = if is_leap(year) { 366 } else { 365 };
+        if week == 53 && (tm.yday - wday + 10 - days) / 7 >= 1 && days - tm.yday <= 3 - wday.min(3)
+        {
+            year += 1;
+            week = 1;
+        }
+    }
+    (year, week)
+}
+
+pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
+    let name = if local {
+        "strflocaltime/1"
+    } else {
+        "strftime/1"
+    };
+    let tm = match v {
+        Val::Num(_) | Val::Lit(_) => from_secs(v.as_f64().unwrap_or(0.0)),
+        Val::Arr(_) => from_val(v, name)?,
+        _ => return err(format!("{name} requires parsed datetime inputs")),
+    };
+    let Val::Str(f) = fmt else {
+        return err(format!("{name} requires a string format"));
+    };
+    let mut out = String::new();
+    let mut chars = f.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(d) = chars.next() else {
+            out.push('%');
+            break;
+        };
+        let sec = tm.sec.floor() as i64;
+        let h12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
+        let s = match d {
+            'Y' => tm.year.to_string(),
+            'C' => format!("{:02}", tm.year.div_euclid(100)),
+            'y' => format!("{:02}", tm.year.rem_euclid(100)),
+            'm' => format!("{:02}", tm.mon + 1),
+            'd' => format!("{:02}", tm.mday),
+            'e' => format!("{:2}", tm.mday),
+            'H' => format!("{:02}", tm.hour),
+            'k' => format!("{:2}", tm.hour),
+            'I' => format!("{h12:02}"),
+            'l' => format!("{h12:2}"),
+            'M' => format!("{:02}", tm.min),
+            'S' => format!("{sec:02}"),
+            'j' => format!("{:03}", tm.yday + 1),
+            'Z' => "UTC".into(),
+            'z' => "+0000".into(),
+            'a' => DAYS[tm.wday.rem_euclid(7) as usize][..3].into(),
+            'A' => DAYS[tm.wday.rem_euclid(7) as usize].into(),
+            'b' | 'h' => MONTHS[tm.mon.rem_euclid(12) as usize][..3].into(),
+            'B' => MONTHS[tm.mon.rem_euclid(12) as usize].into(),
+            'p' => (if tm.hour < 12 { "AM" } else { "PM" }).into(),
+            'P' => (if tm.hour < 12 { "am" } else { "pm" }).into(),
+            's' => timegm(&tm).to_string(),
+            'u' => (if tm.wday == 0 { 7 } else { tm.wday }).to_string(),
+            'w' => tm.wday.to_string(),
+            'n' => "\n".into(),
+            't' => "\t".into(),
+            '%' => "%".into(),
+            'D' => format!(
+                "{:02}/{:02}/{:02}",
+                tm.mon + 1,
+                tm.mday,
+                tm.year.rem_euclid(100)
+            ),
+            'F' => format!("{}-{:02}-{:02}", tm.year, tm.mon + 1, tm.mday),
+            'T' => format!("{:02}:{:02}:{sec:02}", tm.hour, tm.min),
+            'R' => format!("{:02}:{:02}", tm.hour, tm.min),
+            'r' => format!(
+                "{h12:02}:{:02}:{sec:02} {}",
+                tm.min,
+                if tm.hour < 12 { "AM" } else { "PM" }
+            ),
+            'c' => format!(
+                "{} {} {:2} {:02}:{:02}:{sec:02} {}",
+                &DAYS[tm.wday.rem_euclid(7) as usize][..3],
+                &MONTHS[tm.mon.rem_euclid(12) as usize][..3],
+                tm.mday,
+                tm.hour,
+                tm.min,
+                tm.year
+            ),
+            'x' => format!(
+                "{:02}/{:02}/{:02}",
+                tm.mon + 1,
+                tm.mday,
+                tm.year.rem_euclid(100)
+            ),
+            'X' => format!("{:02}:{:02}:{sec:02}", tm.hour, tm.min),
+            'U' => format!("{:02}", (tm.yday + 7 - tm.wday) / 7),
+            'W' => format!("{:02}", (tm.yday + 7 - (tm.wday + 6) % 7) / 7),
+            'V' => format!("{:02}", iso_week(&tm).1),
+            'G' => iso_week(&tm).0.to_string(),
+            'g' => format!("{:02}", iso_week(&tm).0.rem_euclid(100)),
+            other => format!("%{other}"),
+        };
+        out.push_str(&s);
+    }
+    Ok(Val::str(out))
+}
+
+pub fn strptime(v: &Val, fmt: &Val) -> ValR<Val, Val> {
+    let Val::Str(s) = v else {
+        return err("strptime/1 requires string inputs and arguments");
+    };
+    let Val::Str(f) = fmt else {
+        return err("strptime/1 requires string inputs and arguments");
+    };
+    let fail = || err(format!("date \"{s}\" does not match format \"{f}\""));
+    let mut tm = Tm {
+        mday: 1,
+        ..Tm::default()
+    };
+    tm.year = 1900;
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut fc = f.chars().peekable();
+    let num = |i: &mut usize, max: usize| -> Option<i64> {
+        let start = *i;
+        let mut neg = false;
+        if b.get(*i) == Some(&b'-') || b.get(*i) == Some(&b'+') {
+            neg = b[*i] == b'-';
+            *i += 1;
+        }
+        let ds = *i;
+        while *i < b.len() && *i - ds < max && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        if *i == ds {
+            *i = start;
+            return None;
+        }
+        let n: i64 = std::str::from_utf8(&b[ds..*i]).ok()?.parse().ok()?;
+        Some(if neg { -n } else { n })
+    };
+    let mut pm: Option<bool> = None;
+    while let Some(c) = fc.next() {
+        if c.is_whitespace() {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            continue;
+        }
+        if c != '%' {
+            let mut buf = [0u8; 4];
+            let e = c.encode_utf8(&mut buf).as_bytes();
+            if b[i..].starts_with(e) {
+                i += e.len();
+                continue;
+            }
+            return fail();
+        }
+        let Some(d) = fc.next() else { return fail() };
+        let ok = match d {
+            'Y' => num(&mut i, 4).map(|n| tm.year = n).is_some(),
+            'm' => num(&mut i, 2).map(|n| tm.mon = n - 1).is_some(),
+            'd' | 'e' => {
+                while i < b.len() && b[i] == b' ' {
+                    i += 1;
+                }
+                num(&mut i, 2).map(|n| tm.mday = n).is_some()
+            }
+            'H' | 'k' => num(&mut i, 2).map(|n| tm.hour = n).is_some(),
+            'I' | 'l' => num(&mut i, 2).map(|n| tm.hour = n % 12).is_some(),
+            'M' => num(&mut i, 2).map(|n| tm.min = n).is_some(),
+            'S' => num(&mut i, 2).map(|n| tm.sec = n as f64).is_some(),
+            'j' => num(&mut i, 3).map(|n| tm.yday = n - 1).is_some(),
+            'y' => num(&mut i, 2)
+                .map(|n| tm.year = if n < 69 { 2000 + n } else { 1900 + n })
+                .is_some(),
+            's' => num(&mut i, 20)
+                .map(|n| {
+                    let t = from_secs(n as f64);
+                    tm = t;
+                })
+                .is_some(),
+            'p' | 'P' => {
+                let r = &s[i.min(s.len())..];
+                if r.len() >= 2 && r[..2].eq_ignore_ascii_case("am") {
+                    pm = Some(false);
+                    i += 2;
+                    true
+                } else if r.len() >= 2 && r[..2].eq_ignore_ascii_case("pm") {
+                    pm = Some(true);
+                    i += 2;
+                    true
+                } else {
+                    false
+                }
+            }
+            'Z' => {
+                while i < b.len() && b[i].is_ascii_alphabetic() {
+                    i += 1;
+                }
+                true
+            }
+            'z' => {
+                if b.get(i) == Some(&b'Z') {
+                    i += 1;
+                    true
+                } else if matches!(b.get(i), Some(b'+' | b'-')) {
+                    i += 1;
+                    let st = i;
+                    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b':') {
+                        i += 1;
+                    }
+                    i > st
+                } else {
+                    false
+                }
+            }
+            'a' | 'A' => match_name(&DAYS, s, &mut i)
+                .map(|n| tm.wday = n as i64)
+                .is_some(),
+            'b' | 'B' | 'h' => match_name(&MONTHS, s, &mut i)
+                .map(|n| tm.mon = n as i64)
+                .is_some(),
+            'T' => {
+                num(&mut i, 2).map(|n| tm.hour = n).is_some()
+                    && eat(b, &mut i, b':')
+                    && num(&mut i, 2).map(|n| tm.min = n).is_some()
+                    && eat(b, &mut i, b':')
+                    && num(&mut i, 2).map(|n| tm.sec = n as f64).is_some()
+            }
+            'R' => {
+                num(&mut i, 2).map(|n| tm.hour = n).is_some()
+                    && eat(b, &mut i, b':')
+                    && num(&mut i, 2).map(|n| tm.min = n).is_some()
+            }
+            'F' => {
+                num(&mut i, 6).map(|n| tm.year = n).is_some()
+                    && eat(b, &mut i, b'-')
+                    && num(&mut i, 2).map(|n| tm.mon = n - 1).is_some()
+                    && eat(b, &mut i, b'-')
+                    && num(&mut i, 2).map(|n| tm.mday = n).is_some()
+            }
+            'D' => {
+                num(&mut i, 2).map(|n| tm.mon = n - 1).is_some()
+                    && eat(b, &mut i, b'/')
+                    && num(&mut i, 2).map(|n| tm.mday = n).is_some()
+                    && eat(b, &mut i, b'/')
+                    && num(&mut i, 2)
+                        .map(|n| tm.year = if n < 69 { 2000 + n } else { 1900 + n })
+                        .is_some()
+            }
+            'n' | 't' => {
+                while i < b.len() && b[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                true
+            }
+            '%' => eat(b, &mut i, b'%'),
+            _ => false,
+        };
+        if !ok {
+            return fail();
+        }
+    }
+    if i != b.len() {
+        return fail();
+    }
+    if pm == Some(true) {
+        tm.hour += 12;
+    }
+    // jq fills in the day of the week and of the year
+    let days = days_from_civil(tm.year, tm.mon + 1, tm.mday);
+    tm.wday = (days + 4).rem_euclid(7);
+    tm.yday = yday(tm.year, tm.mon, tm.mday);
+    Ok(to_val(&tm))
+}
+
+fn eat(b: &[u8], i: &mut usize, c: u8) -> bool {
+    if b.get(*i) == Some(&c) {
+        *i += 1;
+        true
+    } else {
+        false
+    }
+}
+
+fn match_name(names: &[&str], s: &str, i: &mut usize) -> Option<usize> {
+    let r = s.get(*i..)?;
+    for (n, name) in names.iter().enumerate() {
+        for cand in [*name, &name[..3]] {
+            if r.len() >= cand.len() && r[..cand.len()].eq_ignore_ascii_case(cand) {
+                *i += cand.len();
+                return Some(n);
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,216 @@
+//! The Fifo object: one Durable Object per FIFO, found by the FIFO's name. It keeps the
+//! envelope, the variables and the Request log in its SQLite storage ([`store`]), answers
+//! the JSON API's operations on them, and serves every Request written into the FIFO.
+
+mod deliver;
+mod serve;
+mod store;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
+
+use super::host::{now_ms, WorkerHost};
+use super::http::{json, Failure};
+use crate::envelope::run::{self, Plan};
+use crate::envelope::{self, Envelope, Incoming};
+use crate::protocol;
+use crate::shell::Shell;
+use store::Store;
+
+/// The largest Request body a FIFO takes; a larger one gets 413.
+pub const MAX_BODY: usize = 32 * 1024 * 1024;
+
+#[durable_object]
+pub struct Fifo {
+    state: State,
+    env: Env,
+    /// The parsed envelope and the `updated_at` it was parsed at.
+    envelope: RefCell<Option<(i64, Rc<Envelope>)>>,
+    /// The shell, kept for its parse caches. It is taken out while a script runs: another
+    /// Request may arrive while one waits on the network, and gets a fresh shell.
+    shell: RefCell<Option<Shell>>,
+}
+
+impl DurableObject for Fifo {
+    fn new(state: State, env: Env) -> Self {
+        super::install_panic_bridge();
+        Fifo {
+            state,
+            env,
+            envelope: RefCell::new(None),
+            shell: RefCell::new(None),
+        }
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        self.run_alarm().await?;
+        Response::ok("")
+    }
+
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        let op = req.headers().get(protocol::OP)?;
+        let mut resp = match op {
+            Some(op) => self.api(&op, req).await.or_else(Failure::into_response)?,
+            None => self.serve(req).await.or_else(Failure::into_text_response)?,
+        };
+        resp.headers_mut().set(protocol::OBJECT, "1")?;
+        Ok(resp)
+    }
+}
+
+/// Query parameters of the log operation.
+#[derive(Deserialize, Default)]
+struct LogQuery {
+    limit: Option<i64>,
+    before: Option<i64>,
+    bodies: Option<String>,
+}
+
+impl Fifo {
+    pub(super) fn store(&self) -> Store {
+        Store::new(self.state.storage().sql())
+    }
+
+    /// An operation of the JSON API (authorized by the Worker before it got here).
+    async fn api(&self, op: &str, mut req: Request) -> std::result::Result<Response, Failure> {
+        let store = self.store();
+        let name = header(&req, protocol::FIFO)?;
+        let now = now_ms();
+        let exists = || -> std::result::Result<store::FifoRow, Failure> {
+            store
+                .fifo()?
+                .ok_or_else(|| Failure::new(404, format!("no FIFO named {name}")))
+        };
+        match op {
+            "put" => {
+                let text = req.text().await?;
+                envelope::parse(&text).map_err(|e| Failure::new(400, format!("envelope: {e}")))?;
+                let created = store.put_fifo(&name, &text, now)?;
+                let status = if created { 201 } else { 200 };
+                Ok(json(
+                    status,
+                    &serde_json::json!({ "name": name, "created": created }),
+                )?)
+            }
+            "get" => {
+                let row = exists()?;
+                let vars = store.vars()?;
+                Ok(json(
+                    200,
+                    &serde_json::json!({
+                        "name": row.name,
+                        "envelope": row.envelope,
+                        "vars": vars,
+                        "created_at": row.created_at,
+                        "updated_at": row.updated_at,
+                        "log_entries": store.log_len()?,
+                    }),
+                )?)
+            }
+            "delete" => {
+                exists()?;
+                self.state.storage().delete_alarm().await?;
+                self.state.storage().delete_all().await?;
+                self.envelope.replace(None);
+                Ok(Response::empty()?.with_status(204))
+            }
+            "var-put" | "var-delete" => {
+                exists()?;
+                let key = header(&req, "x-mkfifo-var")?;
+                if !envelope::is_var_name(&key) || key.len() > 64 {
+                    return Err(Failure::new(
+                        400,
+                        format!("bad variable name '{key}': use letters, digits and '_'"),
+                    ));
+                }
+                if op == "var-delete" {
+                    return if store.delete_var(&key)? {
+                        Ok(Response::empty()?.with_status(204))
+                    } else {
+                        Err(Failure::new(404, format!("no variable {key}")))
+                    };
+                }
+                let value = req.bytes().await?;
+                if value.len() > 64 * 1024 {
+                    return Err(Failure::new(413, "a variable holds at most 64 KiB"));
+                }
+                store.put_var(&key, &value, now)?;
+                Ok(json(
+                    200,
+                    &serde_json::json!({ "name": key, "length": value.len() }),
+                )?)
+            }
+            "log-entry" => {
+                exists()?;
+                let id = header(&req, "x-mkfifo-entry")?;
+                let entry = store
+                    .log_entry(&id)?
+                    .ok_or_else(|| Failure::new(404, format!("no Request {id} in the log")))?;
+                let deliveries = store.deliveries_of(&id)?;
+                Ok(json(
+                    200,
+                    &serde_json::json!({ "name": name, "entry": entry, "deliveries": deliveries }),
+                )?)
+            }
+            "log" => {
+                exists()?;
+                let query: LogQuery = req.query().unwrap_or_default();
+                let limit = query.limit.unwrap_or(100).clamp(1, store::LOG_ROWS);
+                let bodies = matches!(query.bodies.as_deref(), Some("1" | "true" | "yes"));
+                let entries = store.log_entries(limit, query.before, bodies)?;
+                Ok(json(
+                    200,
+                    &serde_json::json!({ "name": name, "entries": entries }),
+                )?)
+            }
+            "fault" if super::faults_allowed(&self.env) => {
+                panic!("fault injected into FIFO {name}")
+            }
+            _ => Err(Failure::new(400, format!("unknown operation {op}"))),
+        }
+    }
+
+    /// The envelope of the FIFO, parsed once per version of its text.
+    fn compiled(&self, row: &store::FifoRow) -> std::result::Result<Rc<Envelope>, Failure> {
+        if let Some((at, env)) = self.envelope.borrow().as_ref() {
+            if *at == row.updated_at {
+                return Ok(env.clone());
+            }
+        }
+        let env = Rc::new(
+            envelope::parse(&row.envelope)
+                .map_err(|e| Failure::new(500, format!("stored envelope: {e}")))?,
+        );
+        self.envelope.replace(Some((row.updated_at, env.clone())));
+        Ok(env)
+    }
+
+    /// Runs the envelope over a Request, with the FIFO's variables and the step budget.
+    async fn run_envelope(&self, envelope: &Envelope, req: &Incoming) -> Result<Plan> {
+        let fifo_vars = self.store().var_values()?;
+        let selected = Vec::new();
+        let host = WorkerHost::new(self.env.clone(), req.hops);
+        let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
+        let plan = run::run(
+            &mut shell,
+            &host,
+            envelope,
+            req,
+            selected,
+            &fifo_vars,
+            super::steps(&self.env),
+        )
+        .await;
+        self.shell.borrow_mut().replace(shell);
+        Ok(plan)
+    }
+}
+
+fn header(req: &Request, name: &str) -> std::result::Result<String, Failure> {
+    req.headers()
+        .get(name)?
+        .ok_or_else(|| Failure::new(400, format!("missing {name}")))
+}

@@ -1,0 +1,67 @@
+//! Small helpers for answers: JSON bodies, error answers with a status and a message.
+
+use serde::Serialize;
+use worker::{Headers, Response, Result};
+
+/// A request that cannot be served, with the status and message the client gets.
+#[derive(Debug)]
+pub struct Failure {
+    pub status: u16,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(status: u16, message: impl Into<String>) -> Self {
+        Failure {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// `{"error": MESSAGE}` with the status.
+    pub fn into_response(self) -> Result<Response> {
+        let mut resp = json(self.status, &serde_json::json!({ "error": self.message }))?;
+        if self.status == 401 {
+            resp.headers_mut().set("WWW-Authenticate", "Bearer")?;
+        }
+        if self.status == 503 {
+            resp.headers_mut().set("Retry-After", "1")?;
+        }
+        Ok(resp)
+    }
+}
+
+impl Failure {
+    /// `STATUS MESSAGE` as plain text: the answer on a FIFO's public surface.
+    pub fn into_text_response(self) -> Result<Response> {
+        let headers = Headers::new();
+        headers.set("Content-Type", "text/plain; charset=utf-8")?;
+        let body = format!("{} {}\n", self.status, self.message);
+        Ok(Response::from_bytes(body.into_bytes())?
+            .with_status(self.status)
+            .with_headers(headers))
+    }
+}
+
+impl From<serde_json::Error> for Failure {
+    fn from(e: serde_json::Error) -> Self {
+        Failure::new(500, e.to_string())
+    }
+}
+
+impl From<worker::Error> for Failure {
+    fn from(e: worker::Error) -> Self {
+        Failure::new(500, e.to_string())
+    }
+}
+
+/// A JSON answer.
+pub fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
+    let mut body = serde_json::to_vec_pretty(value)?;
+    body.push(b'\n');
+    let headers = Headers::new();
+    headers.set("Content-Type", "application/json")?;
+    Ok(Response::from_bytes(body)?
+        .with_status(status)
+        .with_headers(headers))
+}

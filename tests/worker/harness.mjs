@@ -1,0 +1,140 @@
+// Test support: starts the real Worker in local workerd (`wrangler dev`) on free ports
+// with a fresh state directory, and small local HTTP servers for destinations.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const TOKEN = "test-operator-token";
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDir(prefix = "mkfifo-state-") {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+// Starts `wrangler dev` on the already built Worker (build/ must exist: scripts/build.sh).
+// `persist` keeps state across restarts; `vars` are extra [vars].
+export async function startWorker({ persist = tempDir(), vars = {}, timeoutMs = 90_000 } = {}) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const varArgs = Object.entries({ MKFIFO_ADMIN_TOKEN: TOKEN, MKFIFO_FAULTS: "1", ...vars }).flatMap(
+    ([k, v]) => ["--var", `${k}:${v}`],
+  );
+  const child = spawn(
+    path.join(ROOT, "node_modules/.bin/wrangler"),
+    [
+      "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
+      "--show-interactive-dev-session=false", "--persist-to", persist,
+      "--log-level", "info", ...varArgs,
+    ],
+    {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        // The build already ran; wrangler must not rebuild in the middle of a test.
+        MKFIFO_SKIP_BUILD: "1",
+        WRANGLER_SEND_METRICS: "false",
+        WRANGLER_SEND_ERROR_REPORTS: "false",
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        CI: "true",
+      },
+    },
+  );
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        resolve();
+      }
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {}
+      }, 3000).unref();
+    });
+  process.once("exit", () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null || /Build failed|\[ERROR\]/.test(log)) {
+      await stop();
+      throw new Error(`wrangler dev failed:\n${log}`);
+    }
+    try {
+      const r = await fetch(`${base}/robots.txt`, { signal: AbortSignal.timeout(2000) });
+      await r.text();
+      if (r.ok) break;
+    } catch {}
+    if (Date.now() - started > timeoutMs) {
+      await stop();
+      throw new Error(`wrangler dev not ready after ${timeoutMs} ms:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, persist, stop, log: () => log, readyMs: Date.now() - started };
+}
+
+// The JSON API with the operator token.
+export function api(base, method, apiPath, body, headers = {}) {
+  return fetch(`${base}/_/api/${apiPath}`, {
+    method,
+    headers: { Authorization: `Bearer ${TOKEN}`, ...headers },
+    body,
+  });
+}
+
+export async function putFifo(base, name, envelope = "") {
+  const r = await api(base, "PUT", `fifos/${name}`, envelope);
+  const text = await r.text();
+  if (r.status !== 201 && r.status !== 200) throw new Error(`PUT ${name}: ${r.status} ${text}`);
+  return JSON.parse(text);
+}
+
+export async function getLog(base, name, query = "") {
+  const r = await api(base, "GET", `fifos/${name}/log${query}`);
+  if (r.status !== 200) throw new Error(`log of ${name}: ${r.status} ${await r.text()}`);
+  return (await r.json()).entries;
+}
+
+// A local HTTP server; `handler(req, res, body)` answers. Requests are recorded.
+export async function startServer(handler) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      requests.push({ method: req.method, url: req.url, headers: req.headers, body });
+      handler(req, res, body);
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return { url, requests, close: () => new Promise((r) => server.close(r)) };
+}
