@@ -141,11 +141,9 @@ impl P<'_, '_> {
             };
             if dv >= base {
                 let tok = String::from_utf8_lossy(text);
-                let expr = String::from_utf8_lossy(trim(self.src));
                 return Err(ArithError(format!(
                     "{tok}: value too great for base (error token is \"{tok}\")"
-                ))
-                .with_expr_if(&expr, &tok));
+                )));
             }
             v = v.wrapping_mul(i64::from(base)).wrapping_add(i64::from(dv));
         }
@@ -189,11 +187,14 @@ impl P<'_, '_> {
             let save = (self.pos, self.tok, self.tok_start);
             self.advance()?;
             if let T::Op(op) = self.tok {
-                if matches!(
-                    op,
-                    "=" | "*=" | "/=" | "%=" | "+=" | "-=" | "<<=" | ">>=" | "&=" | "^=" | "|="
-                ) {
+                if is_assign_op(op) {
                     self.advance()?;
+                    // bash reads the variable before it evaluates the right side.
+                    let cur = if op == "=" || skip {
+                        0
+                    } else {
+                        self.name_value(s, e)?
+                    };
                     let rhs = self.assign(skip)?;
                     if skip {
                         return Ok(0);
@@ -201,8 +202,14 @@ impl P<'_, '_> {
                     let v = if op == "=" {
                         rhs
                     } else {
-                        let cur = self.name_value(s, e)?;
-                        self.binary(&op[..op.len() - 1], cur, rhs)?
+                        let at = self.tok_start;
+                        self.binary(&op[..op.len() - 1], cur, rhs).map_err(|e| {
+                            if e.0.is_empty() {
+                                self.div_zero(at)
+                            } else {
+                                e
+                            }
+                        })?
                     };
                     let name = self.src[s..e].to_vec();
                     self.env.set_var(&name, v).map_err(ArithError)?;
@@ -211,7 +218,19 @@ impl P<'_, '_> {
             }
             (self.pos, self.tok, self.tok_start) = save;
         }
-        self.ternary(skip)
+        let v = self.ternary(skip)?;
+        if let T::Op(op) = self.tok {
+            if is_assign_op(op) {
+                return Err(self.error("attempted assignment to non-variable"));
+            }
+        }
+        Ok(v)
+    }
+
+    fn div_zero(&self, at: usize) -> ArithError {
+        let rest = String::from_utf8_lossy(trim(&self.src[at.min(self.src.len())..])).into_owned();
+        let expr = String::from_utf8_lossy(trim(self.src)).into_owned();
+        ArithError(format!("{expr}: division by 0 (error token is \"{rest}\")"))
     }
 
     fn ternary(&mut self, skip: bool) -> Result<i64, ArithError> {
@@ -225,7 +244,8 @@ impl P<'_, '_> {
             return Err(self.error("`:' expected for conditional expression"));
         }
         self.advance()?;
-        let b = self.assign(skip || c != 0)?;
+        // bash: the third operand takes no assignment (`a ? b : c = d` is an error).
+        let b = self.ternary(skip || c != 0)?;
         Ok(if c != 0 { a } else { b })
     }
 
@@ -246,8 +266,7 @@ impl P<'_, '_> {
             return self.power(skip);
         }
         let mut v = self.binop(level + 1, skip)?;
-        loop {
-            let T::Op(op) = self.tok else { break };
+        while let T::Op(op) = self.tok {
             if !LEVELS[level].contains(&op) {
                 break;
             }
@@ -343,7 +362,7 @@ impl P<'_, '_> {
 
     fn unary(&mut self, skip: bool) -> Result<i64, ArithError> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH * 4 {
+        if self.depth > MAX_DEPTH * 2 {
             return Err(self.error("expression recursion level exceeded"));
         }
         let r = self.unary_inner(skip);
@@ -353,6 +372,17 @@ impl P<'_, '_> {
 
     fn unary_inner(&mut self, skip: bool) -> Result<i64, ArithError> {
         match self.tok {
+            T::Op(op @ ("++" | "--"))
+                if !self
+                    .src
+                    .get(self.tok_start + 2)
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_') =>
+            {
+                // `++` not before a name is two signs: bash reads `+++x` as `+ ++x`.
+                self.pos = self.tok_start + 1;
+                self.tok = T::Op(if op == "++" { "+" } else { "-" });
+                self.unary(skip)
+            }
             T::Op(op @ ("++" | "--")) => {
                 self.advance()?;
                 let T::Name(s, e) = self.tok else {
@@ -428,14 +458,11 @@ impl P<'_, '_> {
     }
 }
 
-trait WithExpr {
-    fn with_expr_if(self, expr: &str, tok: &str) -> Self;
-}
-
-impl WithExpr for ArithError {
-    fn with_expr_if(self, _expr: &str, _tok: &str) -> Self {
-        self
-    }
+fn is_assign_op(op: &str) -> bool {
+    matches!(
+        op,
+        "=" | "*=" | "/=" | "%=" | "+=" | "-=" | "<<=" | ">>=" | "&=" | "^=" | "|="
+    )
 }
 
 fn trim(s: &[u8]) -> &[u8] {

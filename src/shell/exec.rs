@@ -76,6 +76,8 @@ pub struct Exec<'s> {
     pub subst_status: Option<Status>,
     /// The script ended by `exit` or an error, not by running to its end.
     pub exited: bool,
+    /// The lowest stack address seen at a nesting level (see [`Exec::enter`]).
+    pub stack_low: usize,
 }
 
 impl<'s> Exec<'s> {
@@ -101,6 +103,7 @@ impl<'s> Exec<'s> {
             line: 1,
             subst_status: None,
             exited: false,
+            stack_low: usize::MAX,
         }
     }
 
@@ -119,6 +122,10 @@ impl<'s> Exec<'s> {
     }
 
     pub fn enter(&mut self) -> R<()> {
+        // Where the stack is now: for measuring how much one level of nesting takes.
+        let probe = 0u8;
+        let here = std::ptr::addr_of!(probe) as usize;
+        self.stack_low = self.stack_low.min(here);
         if self.depth >= MAX_DEPTH {
             return Err(Ctl::Err(Error::Fatal(format!(
                 "sh: line {}: maximum nesting depth of {MAX_DEPTH} exceeded (function calls, subshells and substitutions)",
@@ -258,6 +265,15 @@ impl<'s> Exec<'s> {
 
     pub fn compound<'a>(&'a mut self, c: &'a Compound, io: Io) -> Boxed<'a, R> {
         Box::pin(async move {
+            self.enter()?;
+            let r = self.compound_inner(c, io).await;
+            self.depth -= 1;
+            r
+        })
+    }
+
+    async fn compound_inner(&mut self, c: &Compound, io: Io) -> R {
+        {
             match c {
                 Compound::Group(list) => self.list(list, io).await,
                 Compound::Subshell(list) => {
@@ -331,7 +347,7 @@ impl<'s> Exec<'s> {
                     Ok(status)
                 }
             }
-        })
+        }
     }
 
     async fn run_loop(&mut self, until: bool, cond: &[AndOr], body: &[AndOr], io: Io) -> R {

@@ -132,7 +132,7 @@ impl Acc {
                 }
             }
             if hard {
-                if !(self.after_white && !self.live) {
+                if !self.after_white || self.live {
                     self.fields.push(std::mem::take(&mut self.cur));
                 }
                 self.live = false;
@@ -314,7 +314,11 @@ impl Exec<'_> {
                 }
                 Part::Quoted(s) => acc.quoted(s),
                 Part::Double(inner) => {
-                    acc.live = true;
+                    // "" is an empty field, but "$@" with no parameters is none.
+                    let at = |p: &Part| matches!(p, Part::Param(p) if p.name == ParamName::Special(b'@') && p.op == ParamOp::Plain);
+                    if !inner.iter().any(at) {
+                        acc.live = true;
+                    }
                     acc.after_white = false;
                     self.parts_boxed(
                         inner,
@@ -538,9 +542,28 @@ impl Exec<'_> {
                 pattern,
                 with,
             } => {
-                let v = self.value_or_check(value, &p.name, io)?;
+                if value.is_none() {
+                    self.check_set(&p.name, io)?;
+                    if q.dq {
+                        acc.live = true;
+                    }
+                    return Ok(());
+                }
+                let v = value.unwrap_or_default();
                 let pat = self.expand_pattern(pattern, io).await?;
-                let rep = self.operand_string(with, io).await?;
+                // The replacement as a pattern-style string: `&` is the match unless quoted.
+                let mut a = Acc::new(false, true);
+                self.parts_boxed(
+                    &with.parts,
+                    Q {
+                        dq: false,
+                        lit_splits: false,
+                    },
+                    &mut a,
+                    io,
+                )
+                .await?;
+                let rep = a.finish_one();
                 self.budget.spend_bytes(v.len())?;
                 let out = replace(&v, &pat, &rep, *all, *anchor);
                 self.value(&out, q, acc)?;
@@ -550,15 +573,18 @@ impl Exec<'_> {
                 Ok(())
             }
             ParamOp::Substring(off, len) => {
+                let unset = value.is_none();
                 let v = self.value_or_check(value, &p.name, io)?;
                 let off_s = self.operand_string(off, io).await?;
                 let off = self.arith(&off_s, io)?;
                 let n = v.len() as i64;
-                let start = if off < 0 {
-                    (n + off).max(0)
-                } else {
-                    off.min(n)
-                };
+                if unset || (off < 0 && n + off < 0) {
+                    if q.dq {
+                        acc.live = true;
+                    }
+                    return Ok(());
+                }
+                let start = if off < 0 { n + off } else { off.min(n) };
                 let end = match len {
                     None => n,
                     Some(l) => {
@@ -698,15 +724,47 @@ impl Exec<'_> {
 
 /// `${v/pat/rep}` and friends.
 fn replace(v: &[u8], pat: &Pattern, rep: &[u8], all: bool, anchor: Anchor) -> Vec<u8> {
+    // bash's patsub_replacement: an unquoted `&` stands for the matched text.
+    let fill = |out: &mut Vec<u8>, matched: &[u8]| {
+        let mut i = 0;
+        while i < rep.len() {
+            match rep[i] {
+                b'\\' if i + 1 < rep.len() => {
+                    out.push(rep[i + 1]);
+                    i += 2;
+                    continue;
+                }
+                b'&' => out.extend_from_slice(matched),
+                c => out.push(c),
+            }
+            i += 1;
+        }
+    };
     match anchor {
         Anchor::Start => match pat.prefix(v, true) {
-            Some(n) => [rep, &v[n..]].concat(),
+            Some(n) => {
+                let mut out = Vec::new();
+                fill(&mut out, &v[..n]);
+                out.extend_from_slice(&v[n..]);
+                out
+            }
             None => v.to_vec(),
         },
         Anchor::End => match pat.suffix(v, true) {
-            Some(n) => [&v[..v.len() - n], rep].concat(),
+            Some(n) => {
+                let mut out = v[..v.len() - n].to_vec();
+                fill(&mut out, &v[v.len() - n..]);
+                out
+            }
             None => v.to_vec(),
         },
+        Anchor::None if v.is_empty() => {
+            let mut out = Vec::new();
+            if pat.matches(b"") {
+                fill(&mut out, b"");
+            }
+            out
+        }
         Anchor::None => {
             let mut out = Vec::with_capacity(v.len());
             let mut i = 0;
@@ -714,7 +772,7 @@ fn replace(v: &[u8], pat: &Pattern, rep: &[u8], all: bool, anchor: Anchor) -> Ve
                 match pat.find(v, i) {
                     Some((s, n)) if n > 0 => {
                         out.extend_from_slice(&v[i..s]);
-                        out.extend_from_slice(rep);
+                        fill(&mut out, &v[s..s + n]);
                         i = s + n;
                         if !all {
                             break;

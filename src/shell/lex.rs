@@ -228,10 +228,10 @@ impl Parser<'_> {
         while let Some(c) = self.peek_byte() {
             match ctx {
                 Ctx::Plain if is_meta(c) => break,
-                Ctx::Brace { slash, colon, .. } => {
-                    if c == b'}' || (slash && c == b'/') || (colon && c == b':') {
-                        break;
-                    }
+                Ctx::Brace { slash, colon, .. }
+                    if c == b'}' || (slash && c == b'/') || (colon && c == b':') =>
+                {
+                    break
                 }
                 _ => {}
             }

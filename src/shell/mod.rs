@@ -47,6 +47,7 @@ pub const SYNTAX_STATUS: Status = 2;
 pub struct Shell {
     scripts: ScriptCache,
     caches: Caches,
+    stack_used: usize,
 }
 
 /// A script to run, with everything it starts from.
@@ -122,6 +123,8 @@ impl Shell {
             Ok(script) => (&script.body, None),
             Err(failed) => (&failed.prefix.body, Some(failed.error.clone())),
         };
+        let probe = 0u8;
+        let base = std::ptr::addr_of!(probe) as usize;
         let r = ex.list(body, io).await;
         let (mut status, mut error) = finish(&mut ex, r);
         if let (Some(e), None) = (syntax, &error) {
@@ -133,8 +136,11 @@ impl Shell {
             }
         }
         let steps = ex.budget.used();
+        let stack = ex.stack_low;
         let stderr = std::mem::take(&mut ex.sinks[1]);
         let stdout = std::mem::take(&mut ex.sinks[0]);
+        drop(ex);
+        self.stack_used = base.saturating_sub(stack);
         Outcome {
             status,
             stdout,
@@ -142,6 +148,12 @@ impl Shell {
             steps,
             error,
         }
+    }
+
+    /// How many bytes of stack the deepest nesting of the last run took (measured at
+    /// each nesting level; 0 when nothing nested).
+    pub fn last_stack_use(&self) -> usize {
+        self.stack_used
     }
 
     /// Expands `template` like the inside of a double-quoted shell word, with `vars`;

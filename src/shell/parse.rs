@@ -35,7 +35,7 @@ pub struct Parser<'a> {
 #[derive(Debug)]
 pub struct Failed {
     pub error: Error,
-    pub prefix: Script,
+    pub prefix: Box<Script>,
 }
 
 const CLOSERS: &[&[u8]] = &[
@@ -82,7 +82,7 @@ impl<'a> Parser<'a> {
                 body.truncate(p.complete);
                 Err(Failed {
                     error,
-                    prefix: Script { body },
+                    prefix: Box::new(Script { body }),
                 })
             }
         }
@@ -91,7 +91,6 @@ impl<'a> Parser<'a> {
     fn top_list(&mut self, body: &mut List) -> Result<()> {
         loop {
             self.linebreak()?;
-            self.complete = body.len();
             if self.peek()? == &Tok::Eof {
                 return Ok(());
             }
@@ -103,7 +102,9 @@ impl<'a> Parser<'a> {
                 Tok::Op(Op::Semi | Op::Amp) => {
                     self.next()?;
                 }
-                Tok::Newline | Tok::Eof => {}
+                // A line is complete: bash would run it before reading on.
+                Tok::Newline => self.complete = body.len(),
+                Tok::Eof => {}
                 _ => return Err(self.unexpected()),
             }
         }
@@ -807,6 +808,21 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
+        // A debug build's frames are many times larger than an optimized one's.
+        let stack = if cfg!(debug_assertions) {
+            256 << 20
+        } else {
+            1 << 20
+        };
+        std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn(deep_nesting)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn deep_nesting() {
         let s = "(".repeat(10_000);
         assert!(parse(&s).is_err());
         let s = "$(".repeat(10_000);

@@ -19,7 +19,9 @@ pub struct Pattern {
     literal: Option<Vec<u8>>,
 }
 
-const CLASSES: &[(&[u8], fn(u8) -> bool)] = &[
+type ClassTest = fn(u8) -> bool;
+
+const CLASSES: &[(&[u8], ClassTest)] = &[
     (b"alnum", |c| c.is_ascii_alphanumeric()),
     (b"alpha", |c| c.is_ascii_alphabetic()),
     (b"blank", |c| c == b' ' || c == b'\t'),
@@ -155,11 +157,8 @@ impl Pattern {
             }
             std::mem::swap(&mut cur, &mut next);
             self.close(&mut cur);
+            // Stop when told to, or when no state is alive (no longer prefix can match).
             if !seen(i + 1, cur[n]) || !any {
-                // No state is alive: no longer prefix can match.
-                if !any {
-                    // Report the remaining prefixes as non-matching by stopping.
-                }
                 return;
             }
         }
@@ -218,7 +217,7 @@ impl Pattern {
         }
         (from..=s.len()).find_map(|start| {
             self.prefix(&s[start..], true)
-                .filter(|&len| len > 0 || start < s.len() && !self.elems.is_empty())
+                .filter(|&len| len > 0)
                 .map(|len| (start, len))
         })
     }
@@ -286,7 +285,7 @@ fn class_byte(src: &[u8]) -> Option<(u8, usize)> {
 /// Writes `s` so that a [`Pattern`] matches it literally.
 pub fn quote_into(out: &mut Vec<u8>, s: &[u8]) {
     for &c in s {
-        if matches!(c, b'\\' | b'*' | b'?' | b'[' | b']') {
+        if matches!(c, b'\\' | b'*' | b'?' | b'[' | b']' | b'&') {
             out.push(b'\\');
         }
         out.push(c);
@@ -312,15 +311,7 @@ mod tests {
         assert!(!m("\\*", "a"));
         assert!(m("[", "["));
         assert!(m("[]]", "]"));
-        assert!(
-            m(
-                "*a*a*a*a*a*a*a*b",
-                &"a".repeat(50)
-                    .to_string()
-                    .replace("", "")
-                    .replace("aa", "aa")
-            ) == false
-        );
+        assert!(!m("*a*a*a*a*a*a*a*b", &"a".repeat(5000)));
     }
 
     #[test]

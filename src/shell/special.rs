@@ -85,7 +85,10 @@ impl Exec<'_> {
                         io,
                         "return: can only `return' from a function or sourced script",
                     );
-                    return Ok(1);
+                    return Ok(args
+                        .first()
+                        .and_then(|a| number(a))
+                        .map_or(1, |n| (n & 0xff) as Status));
                 }
                 let status = match args.first() {
                     None => self.st.status,
@@ -877,7 +880,7 @@ fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize, reply: bool) -
         }
         // A single trailing other-IFS byte after the last field is dropped, as bash does.
         let mut last = line[i.min(end)..end].to_vec();
-        if end > i && other(end - 1) && !(i..end - 1).any(|k| other(k)) && fields.len() + 1 == n {
+        if end > i && other(end - 1) && !(i..end - 1).any(other) && fields.len() + 1 == n {
             last.pop();
             while last
                 .last()
