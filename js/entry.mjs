@@ -133,13 +133,14 @@ async function callFifo(env, name, request) {
     const text = await resp.text();
     throw new Error(`FIFO ${name} failed: ${resp.status} ${text.trim() || resp.statusText}`);
   }
-  const headers = new Headers(resp.headers);
-  headers.delete("x-mkfifo-object");
+  const headers = new Headers();
+  for (const [k, v] of resp.headers) if (!k.startsWith(INTERNAL_PREFIX)) headers.append(k, v);
   return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers });
 }
 
-// The object answered with X-Accel-Redirect: make that request and stream its reply to
-// the client unchanged (status, headers, body), so the bytes never enter WebAssembly.
+// The object answered with X-Accel-Redirect: make that request (its body is the object's
+// answer's body) and stream the reply to the client unchanged (status, headers, body), so
+// the bytes never enter WebAssembly.
 async function passthrough(resp) {
   const target = resp.headers.get("x-accel-redirect");
   const method = resp.headers.get("x-accel-method") || "GET";
@@ -147,14 +148,21 @@ async function passthrough(resp) {
   for (const [name, value] of resp.headers) {
     if (name.startsWith(ACCEL_HEADER_PREFIX)) headers.append(name.slice(ACCEL_HEADER_PREFIX.length), value);
   }
-  if (resp.body) await resp.body.cancel();
+  const hasBody = method !== "GET" && method !== "HEAD";
+  if (!hasBody && resp.body) await resp.body.cancel();
   const abort = new AbortController();
   const timer = setTimeout(
     () => abort.abort(new Error(`no answer from ${new URL(target).host} within 10 s`)),
     PASSTHROUGH_START_MS,
   );
   try {
-    return await fetch(target, { method, headers, redirect: "manual", signal: abort.signal });
+    return await fetch(target, {
+      method,
+      headers,
+      body: hasBody ? resp.body : undefined,
+      redirect: "manual",
+      signal: abort.signal,
+    });
   } finally {
     clearTimeout(timer); // only the start of the reply is timed
   }

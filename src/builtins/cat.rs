@@ -138,14 +138,20 @@ fn format(data: &[u8], o: &Options, st: &mut State, out: &mut Vec<u8>) {
                 out.extend_from_slice(n.as_bytes());
             }
         }
+        // GNU 9.1 `-E` shows the CR of a CRLF line end as `^M$`.
+        let crlf = has_nl && o.show_ends && line.last() == Some(&b'\r');
+        let body = if crlf { &line[..line.len() - 1] } else { line };
         if o.show_nonprinting || o.show_tabs {
-            for &b in line {
+            for &b in body {
                 show(b, o, out);
             }
         } else {
-            out.extend_from_slice(line);
+            out.extend_from_slice(body);
         }
         if has_nl {
+            if crlf {
+                out.extend_from_slice(b"^M");
+            }
             if o.show_ends {
                 out.push(b'$');
             }

@@ -21,6 +21,7 @@ mod curl;
 mod date;
 mod echo;
 mod false_;
+mod grep;
 mod gunzip;
 mod gzip;
 mod hmac;
@@ -36,7 +37,11 @@ mod sha224sum;
 mod sha256sum;
 mod sha384sum;
 mod sha512sum;
+mod tee;
+mod test_;
 mod true_;
+mod xargs;
+mod yes;
 mod zcat;
 
 use std::any::{Any, TypeId};
@@ -53,6 +58,7 @@ pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
 
 /// Every builtin by name, sorted by name for [`lookup`].
 pub static TABLE: &[(&str, Run)] = &[
+    ("[", test_::run),
     ("b2sum", b2sum::run),
     ("base32", base32::run),
     ("base64", base64::run),
@@ -61,7 +67,10 @@ pub static TABLE: &[(&str, Run)] = &[
     ("curl", curl::run),
     ("date", date::run),
     ("echo", echo::run),
+    ("egrep", grep::run),
     ("false", false_::run),
+    ("fgrep", grep::run),
+    ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
     ("hmac", hmac::run),
@@ -77,7 +86,11 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha256sum", sha256sum::run),
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
+    ("tee", tee::run),
+    ("test", test_::run),
     ("true", true_::run),
+    ("xargs", xargs::run),
+    ("yes", yes::run),
     ("zcat", zcat::run),
 ];
 
@@ -90,15 +103,21 @@ pub fn lookup(name: &[u8]) -> Option<Run> {
 }
 
 /// The standard input of a command: bytes and how far they have been read.
+///
+/// Cloning is cheap (the bytes are shared), so the shell can keep a copy to run a
+/// builtin again after serving its [`Error::Need`].
 #[derive(Debug, Default, Clone)]
 pub struct Input {
-    data: Vec<u8>,
+    data: Rc<Vec<u8>>,
     pos: usize,
 }
 
 impl Input {
     pub fn new(data: Vec<u8>) -> Self {
-        Input { data, pos: 0 }
+        Input {
+            data: Rc::new(data),
+            pos: 0,
+        }
     }
 
     /// What has not been read yet.
@@ -109,14 +128,16 @@ impl Input {
     /// Reads everything that is left. Tools that read their input do this, as a GNU tool
     /// reading a pipe to its end would.
     pub fn read_all(&mut self) -> Vec<u8> {
-        let all = if self.pos == 0 {
-            std::mem::take(&mut self.data)
-        } else {
-            self.data[self.pos..].to_vec()
-        };
-        self.data.clear();
-        self.pos = 0;
-        all
+        let pos = std::mem::take(&mut self.pos);
+        match Rc::try_unwrap(std::mem::take(&mut self.data)) {
+            Ok(mut all) => {
+                if pos > 0 {
+                    all.drain(..pos.min(all.len()));
+                }
+                all
+            }
+            Err(shared) => shared[pos.min(shared.len())..].to_vec(),
+        }
     }
 
     /// Marks `n` more bytes as read (the shell's `read` takes one line at a time).

@@ -5,9 +5,9 @@
 mod account;
 mod api;
 mod fifo;
-#[allow(dead_code)] // the shell's host: /bin/sh and envelopes run on it
 mod host;
 mod http;
+mod shell;
 
 pub use account::Account;
 pub use fifo::Fifo;
@@ -27,12 +27,22 @@ pub async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     let path = req.path();
     let answer = if let Some(rest) = path.strip_prefix("/_/api/") {
         api::handle(req, &env, rest).await
+    } else if path == "/bin/sh" {
+        shell::handle(req, &env).await
     } else if let Some(rest) = path.strip_prefix("/_/fault/") {
         fault(&env, rest).await
     } else {
         Err(http::Failure::new(404, "not found"))
     };
     answer.or_else(|failure| failure.into_response())
+}
+
+/// The step budget of one Request (`MKFIFO_STEPS`).
+pub(crate) fn steps(env: &Env) -> u64 {
+    env.var("MKFIFO_STEPS")
+        .ok()
+        .and_then(|v| v.to_string().parse().ok())
+        .unwrap_or(crate::budget::DEFAULT_LIMIT)
 }
 
 /// Whether the operator allowed injected faults (`MKFIFO_FAULTS=1`): the tests use them to

@@ -372,7 +372,7 @@ impl Parser<'_> {
             c = self.skip_blanks();
         }
         if let Some(Addr::Zero) = a1 {
-            if !matches!(a2, Some(Addr2::Re(_))) {
+            if self.posix || !matches!(a2, Some(Addr2::Re(_))) {
                 return Err(self.r.err("invalid usage of line address 0"));
             }
         }
@@ -442,6 +442,10 @@ impl Parser<'_> {
                     _ => Kind::Change(text),
                 }
             }
+            b'T' | b'F' | b'z' | b'W' | b'R' | b'Q' | b'v' | b'L' if self.posix => {
+                let shown = String::from_utf8_lossy(&[ch]).into_owned();
+                return Err(self.r.err(format!("unknown command: `{shown}'")));
+            }
             b'b' | b't' | b'T' => {
                 let label = self.label(false)?;
                 jumps.push((index, label));
@@ -487,7 +491,7 @@ impl Parser<'_> {
                 if ch == b'L' {
                     return Err(self.r.err("unknown command: `L'"));
                 }
-                let n = self.opt_number()?;
+                let n = if self.posix { None } else { self.opt_number()? };
                 self.end_of_cmd()?;
                 Kind::List(n.map(|v| v as usize))
             }
@@ -559,16 +563,20 @@ impl Parser<'_> {
     fn label(&mut self, colon: bool) -> Result<Vec<u8>, SedError> {
         let mut c = self.skip_blanks();
         let mut out = Vec::new();
-        while c != EOF && c != i32::from(b'\n') && c != i32::from(b';') && !is_blank(c) {
+        while c != EOF
+            && c != i32::from(b'\n')
+            && c != i32::from(b';')
+            && !is_blank(c)
+            && (colon || c != i32::from(b'}'))
+        {
             out.push(c as u8);
             c = self.r.get();
         }
-        let _ = colon;
         // The rest of the command: blanks, then its end.
         if is_blank(c) {
             self.r.unget(c);
             self.end_of_cmd()?;
-        } else if c != EOF && c != i32::from(b'\n') && c != i32::from(b';') {
+        } else if c == i32::from(b'}') {
             self.r.unget(c);
         }
         Ok(out)
@@ -645,7 +653,7 @@ impl Parser<'_> {
             self.r.unget(c);
             let n = self.opt_number()?.unwrap_or(0);
             let c = self.skip_blanks();
-            if c == i32::from(b'~') {
+            if c == i32::from(b'~') && !self.posix {
                 let step = self.opt_number()?.unwrap_or(0);
                 if n == 0 && step == 0 {
                     return Err(self.r.err("invalid usage of line address 0"));
@@ -693,7 +701,7 @@ impl Parser<'_> {
 
     fn address2(&mut self) -> Result<Option<Addr2>, SedError> {
         let c = self.r.get();
-        if c == i32::from(b'+') || c == i32::from(b'~') {
+        if (c == i32::from(b'+') || c == i32::from(b'~')) && !self.posix {
             let n = self.opt_number()?;
             let Some(n) = n else {
                 return Err(self.r.err("expected newer version of sed"));
@@ -840,7 +848,7 @@ impl Parser<'_> {
         let Some(rhs) = self.delimited(delim, false) else {
             return Err(self.r.err("unterminated `s' command"));
         };
-        let (repl, max_ref) = parse_replacement(&rhs);
+        let (repl, max_ref) = parse_replacement(&rhs, self.posix);
         let mut global = false;
         let mut print = 0u8;
         let mut nth: Option<u64> = None;
@@ -862,8 +870,8 @@ impl Parser<'_> {
                     }
                     print = 1;
                 }
-                _ if c == i32::from(b'i') || c == i32::from(b'I') => icase = true,
-                _ if c == i32::from(b'm') || c == i32::from(b'M') => multi = true,
+                _ if !self.posix && (c == i32::from(b'i') || c == i32::from(b'I')) => icase = true,
+                _ if !self.posix && (c == i32::from(b'm') || c == i32::from(b'M')) => multi = true,
                 _ if c == i32::from(b'e') => {
                     return Err(self.r.err("e/r/w commands disabled in sandbox mode"))
                 }
@@ -1047,7 +1055,7 @@ pub fn convert_escapes(p: &[u8]) -> Vec<u8> {
 }
 
 /// The replacement of `s`, and the largest group it refers to.
-pub fn parse_replacement(rhs: &[u8]) -> (Vec<Repl>, usize) {
+pub fn parse_replacement(rhs: &[u8], posix: bool) -> (Vec<Repl>, usize) {
     let mut out: Vec<Repl> = Vec::new();
     let mut max_ref = 0;
     let mut lit: Vec<u8> = Vec::new();
@@ -1075,7 +1083,7 @@ pub fn parse_replacement(rhs: &[u8]) -> (Vec<Repl>, usize) {
                     max_ref = max_ref.max(g);
                     out.push(Repl::Group(g));
                 }
-                b'L' | b'U' | b'l' | b'u' | b'E' => {
+                b'L' | b'U' | b'l' | b'u' | b'E' if !posix => {
                     flush(&mut lit, &mut out);
                     out.push(match n {
                         b'L' => Repl::Lower,

@@ -89,6 +89,8 @@ struct Range {
     active: bool,
     /// For `+N` and `~N` (and numeric ends): the last line of the range.
     end: u64,
+    /// A range with a line-number start has started once.
+    done: bool,
 }
 
 /// How a run ended.
@@ -106,8 +108,10 @@ pub struct Runner<'a> {
     ps: Vec<u8>,
     hs: Vec<u8>,
     line_no: u64,
-    /// The current line ended with the separator.
+    /// The pattern space ends with the separator when printed (it came from a line that
+    /// had one); the hold space has its own, and `x`, `g`, `G`, `h`, `H` carry it along.
     newline: bool,
+    hs_newline: bool,
     missing_newline: bool,
     append: Vec<Vec<u8>>,
     tflag: bool,
@@ -123,7 +127,9 @@ enum Flow {
     EndCycle(bool),
     /// `D`: restart without reading a line.
     Restart,
-    Quit(i32, bool),
+    /// Stop: the status, whether to autoprint, whether it was `q` (which ends the last
+    /// line even when the input did not).
+    Quit(i32, bool, bool),
 }
 
 impl<'a> Runner<'a> {
@@ -144,6 +150,7 @@ impl<'a> Runner<'a> {
             hs: Vec::new(),
             line_no: 0,
             newline: true,
+            hs_newline: true,
             missing_newline: false,
             append: Vec::new(),
             tflag: false,
@@ -194,12 +201,16 @@ impl<'a> Runner<'a> {
                     self.dump_append();
                     restart = true;
                 }
-                Flow::Quit(code, print) => {
+                Flow::Quit(code, print, q) => {
                     if print && !self.quiet {
                         self.emit_ps();
                     }
                     if print {
                         self.dump_append();
+                        if q && self.missing_newline {
+                            self.out.push(self.input.sep);
+                            self.missing_newline = false;
+                        }
                     }
                     return Ok(End::Exit(code));
                 }
@@ -247,19 +258,25 @@ impl<'a> Runner<'a> {
         self.ps = ps;
     }
 
-    /// Text that always ends with a newline (`i`, `a`, `=`, `l`).
+    /// Text that always ends with the separator (`i`, `a`, `=`, `l`).
     fn emit_text(&mut self, text: &[u8]) {
         if self.missing_newline {
             self.out.push(self.input.sep);
             self.missing_newline = false;
         }
         self.out.extend_from_slice(text);
-        self.out.push(b'\n');
+        self.out.push(self.input.sep);
     }
 
+    /// The `a` queue: its text always ends with a newline, even with `-z`.
     fn dump_append(&mut self) {
         for t in std::mem::take(&mut self.append) {
-            self.emit_text(&t);
+            if self.missing_newline {
+                self.out.push(self.input.sep);
+                self.missing_newline = false;
+            }
+            self.out.extend_from_slice(&t);
+            self.out.push(b'\n');
         }
     }
 
@@ -300,6 +317,27 @@ impl<'a> Runner<'a> {
         })
     }
 
+    /// Whether a range starts here. A line-number start that `n` or `N` skipped over
+    /// still starts a range `N,M` on a line up to `M`, once.
+    fn match_range_start(
+        &mut self,
+        a1: &Addr,
+        a2: &Addr2,
+        range: &mut Range,
+        budget: &mut Budget,
+    ) -> Result<bool> {
+        if let Addr::Line(n) = a1 {
+            let l = self.line_no;
+            let hit = l == *n || (l > *n && matches!(a2, Addr2::Line(m) if l <= *m));
+            if hit && !range.done {
+                range.done = true;
+                return Ok(true);
+            }
+            return Ok(false);
+        }
+        self.match_a1(a1, budget)
+    }
+
     fn selected(&mut self, i: usize, cmd: &Cmd, budget: &mut Budget) -> Result<bool> {
         let Some(a1) = &cmd.a1 else {
             return Ok(true);
@@ -325,21 +363,14 @@ impl<'a> Runner<'a> {
                     result = true;
                 }
                 Addr2::Line(_) | Addr2::Plus(_) | Addr2::Tilde(_) => {
+                    // At or past the end (lines skipped by `n`/`N`): the last line.
                     if l >= range.end {
                         range.active = false;
-                        result = l == range.end || self.posix;
-                        if !result {
-                            // Past the end already (lines were skipped): this line is
-                            // not in the range; it may start a new one.
-                            self.ranges[i] = range;
-                            return self.selected(i, cmd, budget);
-                        }
-                    } else {
-                        result = true;
                     }
+                    result = true;
                 }
             }
-        } else if self.match_a1(a1, budget)? {
+        } else if self.match_range_start(a1, a2, &mut range, budget)? {
             result = true;
             match a2 {
                 Addr2::Line(n) => {
@@ -429,34 +460,45 @@ impl<'a> Runner<'a> {
                     }
                 }
                 Kind::Delete => return Ok(Flow::EndCycle(false)),
-                Kind::DeleteFirst => match memchr::memchr(b'\n', &self.ps) {
+                Kind::DeleteFirst => match memchr::memchr(self.input.sep, &self.ps) {
                     None => return Ok(Flow::EndCycle(false)),
                     Some(i) => {
                         self.ps.drain(..=i);
                         return Ok(Flow::Restart);
                     }
                 },
-                Kind::Get => self.ps = self.hs.clone(),
+                Kind::Get => {
+                    self.ps.clone_from(&self.hs);
+                    self.newline = self.hs_newline;
+                }
                 Kind::GetAppend => {
-                    self.ps.push(b'\n');
+                    self.ps.push(self.input.sep);
                     let hs = std::mem::take(&mut self.hs);
                     self.ps.extend_from_slice(&hs);
                     self.hs = hs;
+                    self.newline = self.hs_newline;
                 }
-                Kind::Hold => self.hs = self.ps.clone(),
+                Kind::Hold => {
+                    self.hs.clone_from(&self.ps);
+                    self.hs_newline = self.newline;
+                }
                 Kind::HoldAppend => {
-                    self.hs.push(b'\n');
+                    self.hs.push(self.input.sep);
                     self.hs.extend_from_slice(&self.ps);
+                    self.hs_newline = self.newline;
                 }
-                Kind::Exchange => std::mem::swap(&mut self.ps, &mut self.hs),
+                Kind::Exchange => {
+                    std::mem::swap(&mut self.ps, &mut self.hs);
+                    std::mem::swap(&mut self.newline, &mut self.hs_newline);
+                }
                 Kind::List(n) => {
                     let width = n.unwrap_or(self.line_wrap);
-                    let text = list(&self.ps, width);
+                    let text = list(&self.ps, width, self.input.sep);
                     self.emit_text(&text);
                 }
                 Kind::Next => {
                     if !self.input.has_more() {
-                        return Ok(Flow::Quit(0, true));
+                        return Ok(Flow::Quit(0, true, false));
                     }
                     if !self.quiet {
                         self.emit_ps();
@@ -467,7 +509,7 @@ impl<'a> Runner<'a> {
                 }
                 Kind::NextAppend => {
                     if !self.input.has_more() {
-                        return Ok(Flow::Quit(0, !self.posix));
+                        return Ok(Flow::Quit(0, !self.posix, false));
                     }
                     self.dump_append();
                     let old = std::mem::take(&mut self.ps);
@@ -475,32 +517,34 @@ impl<'a> Runner<'a> {
                     self.read_line();
                     self.tflag = t;
                     let mut ps = old;
-                    ps.push(b'\n');
+                    ps.push(self.input.sep);
                     ps.extend_from_slice(&self.ps);
                     self.ps = ps;
                     budget.spend_bytes(self.ps.len())?;
                 }
                 Kind::Print => self.emit_ps(),
-                Kind::PrintFirst => {
-                    let end = memchr::memchr(b'\n', &self.ps).unwrap_or(self.ps.len());
-                    let first = self.ps[..end].to_vec();
-                    self.emit(&first, true, Out::Stdout);
-                }
-                Kind::Quit(code) => return Ok(Flow::Quit(*code, true)),
-                Kind::QuitSilent(code) => return Ok(Flow::Quit(*code, false)),
+                Kind::PrintFirst => match memchr::memchr(self.input.sep, &self.ps) {
+                    Some(end) => {
+                        let first = self.ps[..end].to_vec();
+                        self.emit(&first, true, Out::Stdout);
+                    }
+                    None => self.emit_ps(),
+                },
+                Kind::Quit(code) => return Ok(Flow::Quit(*code, true, true)),
+                Kind::QuitSilent(code) => return Ok(Flow::Quit(*code, false, false)),
                 Kind::Write(out) => {
                     let ps = self.ps.clone();
                     let nl = self.newline;
                     self.emit(&ps, nl, *out);
                 }
                 Kind::WriteFirst(out) => {
-                    let end = memchr::memchr(b'\n', &self.ps).unwrap_or(self.ps.len());
+                    let end = memchr::memchr(self.input.sep, &self.ps).unwrap_or(self.ps.len());
                     let first = self.ps[..end].to_vec();
                     self.emit(&first, true, *out);
                 }
                 Kind::Subst(s) => {
                     if let Some(code) = self.subst(s, budget)? {
-                        return Ok(Flow::Quit(code, false));
+                        return Ok(Flow::Quit(code, false, false));
                     }
                 }
                 Kind::Translate(map) => {
@@ -657,7 +701,7 @@ fn replace(out: &mut Vec<u8>, hay: &[u8], slots: &[Option<(usize, usize)>], repl
 }
 
 /// The `l` command's picture of the pattern space.
-fn list(ps: &[u8], width: usize) -> Vec<u8> {
+fn list(ps: &[u8], width: usize, sep: u8) -> Vec<u8> {
     let mut out = Vec::with_capacity(ps.len() + 8);
     let mut col = 0usize;
     for &b in ps {
@@ -686,7 +730,8 @@ fn list(ps: &[u8], width: usize) -> Vec<u8> {
             }
         };
         if width == 1 || (width > 1 && col + piece.len() > width - 1) {
-            out.extend_from_slice(b"\\\n");
+            out.push(b'\\');
+            out.push(sep);
             col = 0;
         }
         out.extend_from_slice(piece);

@@ -120,7 +120,6 @@ pub struct Parsed {
 
 /// Parses `pattern` in `syntax`.
 pub fn parse(pattern: &[u8], syntax: Syntax) -> Result<Parsed, ParseError> {
-    check_class_syntax(pattern)?;
     let mut p = Parser {
         s: pattern,
         i: 0,
@@ -136,6 +135,8 @@ pub fn parse(pattern: &[u8], syntax: Syntax) -> Result<Parsed, ParseError> {
         // Only an unmatched close paren stops the top level early.
         return Err(ParseError::UnmatchedCloseParen);
     }
+    // GNU checks this after the pattern compiled.
+    check_class_syntax(pattern)?;
     Ok(Parsed {
         node,
         groups: p.groups,
@@ -407,6 +408,15 @@ impl Parser<'_> {
             if self.sed() && nothing {
                 return Err(ParseError::BadRepeat);
             }
+            // grep -E refuses `(a$*)`: an assertion, `*`, `+` or `?`, then `)`.
+            if !self.sed()
+                && self.depth > 0
+                && matches!(prev, Prev::Anchor | Prev::StartAnchor)
+                && kind != b'{'
+                && self.peek() == Some(b')')
+            {
+                return Err(ParseError::UnmatchedParen);
+            }
             if at_start {
                 let what = match kind {
                     b'{' => "{...}".to_string(),
@@ -589,7 +599,6 @@ impl Parser<'_> {
         };
         self.i += 1;
         let ere = self.ere();
-        let _ = prev;
         let node = match c {
             b'(' if !ere => return self.group(),
             b'{' if !ere => {
@@ -615,12 +624,31 @@ impl Parser<'_> {
                 }
                 Node::Set(Box::new(set))
             }
-            b'b' => return Ok((Node::Look(Look::Word), Prev::Anchor)),
-            b'B' => return Ok((Node::Look(Look::NotWord), Prev::Anchor)),
-            b'<' => return Ok((Node::Look(Look::WordStart), Prev::Anchor)),
-            b'>' => return Ok((Node::Look(Look::WordEnd), Prev::Anchor)),
-            b'`' => return Ok((Node::Look(Look::BufStart), Prev::Anchor)),
-            b'\'' => return Ok((Node::Look(Look::BufEnd), Prev::Anchor)),
+            b'b' | b'B' | b'<' | b'>' | b'`' | b'\'' => {
+                let look = match c {
+                    b'b' => Look::Word,
+                    b'B' => Look::NotWord,
+                    b'<' => Look::WordStart,
+                    b'>' => Look::WordEnd,
+                    b'`' => Look::BufStart,
+                    _ => Look::BufEnd,
+                };
+                // In a sed BRE, a repetition operator after these is ordinary, as at the
+                // start; grep repeats the assertion, unless it starts the expression.
+                let kind = if ere {
+                    if !self.sed() && prev == Prev::Start {
+                        // grep -E: a repetition here is "at start of expression".
+                        Prev::StartAnchor
+                    } else {
+                        Prev::Anchor
+                    }
+                } else if self.sed() || matches!(prev, Prev::Start | Prev::StartAnchor) {
+                    Prev::StartAnchor
+                } else {
+                    Prev::Anchor
+                };
+                return Ok((Node::Look(look), kind));
+            }
             _ => self.lit(c),
         };
         Ok((node, Prev::Atom))
@@ -634,6 +662,7 @@ impl Parser<'_> {
             self.i += 1;
         }
         let mut first = true;
+        let mut mixed = false;
         loop {
             let Some(c) = self.peek() else {
                 return Err(ParseError::UnmatchedBracket);
@@ -665,10 +694,41 @@ impl Parser<'_> {
                     Item::Byte(b) => b,
                     Item::Class(_) | Item::Equiv(_) => return Err(ParseError::BadRange),
                 };
-                if hi < lo.0 {
+                // Case-insensitive ranges are checked with their ends in upper case;
+                // GNU then matches nothing for an inverted range like `[a-Z]`, and a
+                // range like `[A-b]` as its upper-case form `[A-B]`.
+                let (mut lo_b, mut hi_b) = (lo.0, hi);
+                if self.syn.icase {
+                    let (ul, uh) = (lo_b.to_ascii_uppercase(), hi_b.to_ascii_uppercase());
+                    if uh < ul {
+                        return Err(ParseError::BadRange);
+                    }
+                    let folded = |a: u8, b: u8| {
+                        let mut s = ByteSet::empty();
+                        for x in a..=b {
+                            s.insert(x);
+                        }
+                        s.add_case_variants();
+                        s
+                    };
+                    if self.syn.dialect == Dialect::Sed
+                        && (hi_b < lo_b || folded(lo_b, hi_b) != folded(ul, uh))
+                    {
+                        // glibc's odd case: such a bracket, negated, matches nothing.
+                        mixed = true;
+                    }
+                    if hi_b < lo_b {
+                        continue;
+                    }
+                    // grep selects lines with the range as written (then folded).
+                    if self.syn.dialect == Dialect::Sed {
+                        (lo_b, hi_b) = (ul, uh);
+                    }
+                }
+                if hi_b < lo_b {
                     return Err(ParseError::BadRange);
                 }
-                for b in lo.0..=hi {
+                for b in lo_b..=hi_b {
                     set.insert(b);
                 }
                 // A range cannot end where another starts: `[a-c-e]`.
@@ -684,6 +744,9 @@ impl Parser<'_> {
         }
         if negate {
             set.negate();
+            if mixed {
+                set = ByteSet::empty();
+            }
         }
         Ok(Node::Set(Box::new(set)))
     }

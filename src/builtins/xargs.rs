@@ -1,0 +1,724 @@
+//! `xargs`: GNU findutils xargs running builtins (default `echo`): `-0 -d -n -L -I -r -s
+//! -t -x -E -a`; spends 1 step per 64 bytes read, 1 per item and 1 per command run
+//! (the commands spend their own).
+
+use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::quote::shell_quote;
+use crate::builtins::{lookup, Ctx, Input};
+use crate::error::{Result, Status};
+
+const SPEC: Spec = Spec {
+    short: "0a:d:E:e::I:i::L:l::n:oP:prs:tx",
+    long: &[
+        long("arg-file", Arg::Required, Some('a')),
+        long("delimiter", Arg::Required, Some('d')),
+        long("eof", Arg::Optional, Some('e')),
+        long("exit", Arg::No, Some('x')),
+        long("interactive", Arg::No, Some('p')),
+        long("max-args", Arg::Required, Some('n')),
+        long("max-chars", Arg::Required, Some('s')),
+        long("max-lines", Arg::Optional, Some('l')),
+        long("max-procs", Arg::Required, Some('P')),
+        long("no-run-if-empty", Arg::No, Some('r')),
+        long("null", Arg::No, Some('0')),
+        long("open-tty", Arg::No, Some('o')),
+        long("process-slot-var", Arg::Required, None),
+        long("replace", Arg::Optional, Some('i')),
+        long("show-limits", Arg::No, None),
+        long("verbose", Arg::No, Some('t')),
+    ],
+    stop_at_operand: true,
+};
+
+/// GNU's default size of the command buffer.
+const DEFAULT_SIZE: usize = 131_072;
+/// The largest `-s` GNU accepts on a typical system.
+const MAX_SIZE: usize = 2_093_622;
+
+struct Options {
+    delim: Option<u8>,
+    eof: Option<Vec<u8>>,
+    replace: Option<Vec<u8>>,
+    max_lines: Option<usize>,
+    max_args: Option<usize>,
+    size: usize,
+    no_run_if_empty: bool,
+    verbose: bool,
+    exit_on_size: bool,
+    arg_file: Option<Vec<u8>>,
+}
+
+/// An item read from the input, and whether an input line ends after it (for `-L`).
+struct Item {
+    word: Vec<u8>,
+    line_end: bool,
+}
+
+fn warn(err: &mut Vec<u8>, msg: &str) {
+    err.extend_from_slice(b"xargs: ");
+    err.extend_from_slice(msg.as_bytes());
+    err.push(b'\n');
+}
+
+fn number(err: &mut Vec<u8>, v: &[u8], opt: char, min: i64) -> Option<usize> {
+    let text = String::from_utf8_lossy(v);
+    let Ok(n) = text.trim_start().parse::<i64>() else {
+        usage_error(
+            err,
+            "xargs",
+            &format!("invalid number \"{text}\" for -{opt} option"),
+        );
+        return None;
+    };
+    if n < min {
+        usage_error(
+            err,
+            "xargs",
+            &format!("value {n} for -{opt} option should be >= {min}"),
+        );
+        return None;
+    }
+    Some(n as usize)
+}
+
+/// `-d`'s argument: one byte, or a C escape.
+fn delimiter(v: &[u8]) -> Option<u8> {
+    match v {
+        [b] => Some(*b),
+        [b'\\', rest @ ..] if !rest.is_empty() => {
+            let simple = match rest {
+                b"a" => Some(7),
+                b"b" => Some(8),
+                b"f" => Some(12),
+                b"n" => Some(b'\n'),
+                b"r" => Some(b'\r'),
+                b"t" => Some(b'\t'),
+                b"v" => Some(11),
+                b"\\" => Some(b'\\'),
+                _ => None,
+            };
+            if simple.is_some() {
+                return simple;
+            }
+            let (digits, radix) = match rest {
+                [b'x', hex @ ..] => (hex, 16),
+                [b'0', oct @ ..] if !oct.is_empty() => (oct, 8),
+                _ => (rest, 8),
+            };
+            let s = std::str::from_utf8(digits).ok()?;
+            u32::from_str_radix(s, radix)
+                .ok()
+                .filter(|&n| n <= 255)
+                .map(|n| n as u8)
+        }
+        _ => None,
+    }
+}
+
+pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    let parsed = match SPEC.parse(&args[1..]) {
+        Ok(p) => p,
+        Err(msg) => {
+            usage_error(ctx.stderr, "xargs", &msg);
+            return Ok(1);
+        }
+    };
+    let mut o = Options {
+        delim: None,
+        eof: None,
+        replace: None,
+        max_lines: None,
+        max_args: None,
+        size: DEFAULT_SIZE,
+        no_run_if_empty: false,
+        verbose: false,
+        exit_on_size: false,
+        arg_file: None,
+    };
+    // -L (not the -L 1 that -I implies) was the last to set the line count.
+    let mut lines_from_l = false;
+    for opt in &parsed.opts {
+        let v = opt.value();
+        match opt.key {
+            "0" => o.delim = Some(0),
+            "a" => o.arg_file = Some(v.to_vec()),
+            "d" => match delimiter(v) {
+                Some(d) => o.delim = Some(d),
+                None => {
+                    let msg = format!(
+                        "Invalid input delimiter specification {}: the delimiter must be either a single character or an escape sequence starting with \\.",
+                        String::from_utf8_lossy(v)
+                    );
+                    warn(ctx.stderr, &msg);
+                    return Ok(1);
+                }
+            },
+            "E" => o.eof = (!v.is_empty()).then(|| v.to_vec()),
+            "e" => o.eof = opt.value.as_ref().filter(|v| !v.is_empty()).cloned(),
+            "I" | "i" => {
+                if o.max_args.take().is_some() {
+                    warn(ctx.stderr, "warning: options --max-args and --replace/-I/-i are mutually exclusive, ignoring previous --max-args value");
+                }
+                if lines_from_l {
+                    warn(ctx.stderr, "warning: options --max-lines and --replace/-I/-i are mutually exclusive, ignoring previous --max-lines value");
+                }
+                o.replace = Some(match (&opt.value, opt.key) {
+                    (Some(r), _) => r.clone(),
+                    (None, _) => b"{}".to_vec(),
+                });
+                o.max_lines = Some(1);
+                o.exit_on_size = true;
+                lines_from_l = false;
+                if opt.key == "I" && v.is_empty() {
+                    o.replace = None;
+                }
+            }
+            "L" | "l" => {
+                let n = if opt.key == "l" && opt.value.is_none() {
+                    1
+                } else {
+                    match number(ctx.stderr, v, 'L', 1) {
+                        Some(n) => n,
+                        None => return Ok(1),
+                    }
+                };
+                let name = if opt.key == "l" {
+                    "--max-lines/-l"
+                } else {
+                    "-L"
+                };
+                if o.max_args.take().is_some() {
+                    warn(ctx.stderr, &format!("warning: options --max-args and {name} are mutually exclusive, ignoring previous --max-args value"));
+                }
+                if o.replace.take().is_some() {
+                    warn(ctx.stderr, &format!("warning: options --replace and {name} are mutually exclusive, ignoring previous --replace value"));
+                }
+                o.max_lines = Some(n);
+                o.exit_on_size = true;
+                lines_from_l = true;
+            }
+            "n" => {
+                let Some(n) = number(ctx.stderr, v, 'n', 1) else {
+                    return Ok(1);
+                };
+                if lines_from_l {
+                    warn(ctx.stderr, "warning: options --max-lines and --max-args/-n are mutually exclusive, ignoring previous --max-lines value");
+                    o.max_lines = None;
+                    lines_from_l = false;
+                }
+                // -n 1 goes with -I; any other count replaces it.
+                if n != 1 && o.replace.take().is_some() {
+                    warn(ctx.stderr, "warning: options --replace and --max-args/-n are mutually exclusive, ignoring previous --replace value");
+                    o.max_lines = None;
+                }
+                o.max_args = Some(n);
+            }
+            // Commands run one at a time whatever -P asks.
+            "P" if number(ctx.stderr, v, 'P', 0).is_none() => return Ok(1),
+            "p" | "o" => {
+                warn(
+                    ctx.stderr,
+                    "failed to open /dev/tty for reading: No such device or address",
+                );
+                return Ok(1);
+            }
+            "r" => o.no_run_if_empty = true,
+            "s" => {
+                let text = String::from_utf8_lossy(v).into_owned();
+                match text.trim_start().parse::<i64>() {
+                    Ok(n) if n < 1 => {
+                        warn(
+                            ctx.stderr,
+                            &format!("value {n} for -s option should be >= 1"),
+                        );
+                        o.size = 1;
+                    }
+                    Ok(n) if n as u64 > MAX_SIZE as u64 => {
+                        warn(
+                            ctx.stderr,
+                            &format!("value {n} for -s option should be <= {MAX_SIZE}"),
+                        );
+                        o.size = MAX_SIZE;
+                    }
+                    Ok(n) => o.size = n as usize,
+                    Err(_) => {
+                        usage_error(
+                            ctx.stderr,
+                            "xargs",
+                            &format!("invalid number \"{text}\" for -s option"),
+                        );
+                        return Ok(1);
+                    }
+                }
+            }
+            "t" => o.verbose = true,
+            "x" => o.exit_on_size = true,
+            _ => {}
+        }
+    }
+    if o.delim.is_some() && o.eof.is_some() {
+        warn(
+            ctx.stderr,
+            "warning: the -E option has no effect if -0 or -d is used.\n",
+        );
+        o.eof = None;
+    }
+    let command: Vec<Vec<u8>> = if parsed.operands.is_empty() {
+        vec![b"echo".to_vec()]
+    } else {
+        parsed.operands.clone()
+    };
+
+    let input = match &o.arg_file {
+        Some(name) => match ctx.open(name)? {
+            Ok(data) => data.to_vec(),
+            Err(reason) => {
+                let mut msg = b"xargs: cannot open ".to_vec();
+                msg.extend_from_slice(&crate::builtins::common::quote::quote(name));
+                msg.extend_from_slice(b" for reading: ");
+                msg.extend_from_slice(reason.as_bytes());
+                msg.push(b'\n');
+                ctx.stderr.extend_from_slice(&msg);
+                return Ok(1);
+            }
+        },
+        None => ctx.stdin.read_all(),
+    };
+    ctx.budget.spend_bytes(input.len())?;
+    let (items, read_error) = if let Some(d) = o.delim {
+        (split_delimited(&input, d), None)
+    } else if o.replace.is_some() {
+        read_lines(&input, o.eof.as_deref())
+    } else {
+        read_words(&input, o.eof.as_deref())
+    };
+    ctx.budget.spend(items.len() as u64)?;
+
+    let mut runner = Runner {
+        command: &command,
+        verbose: o.verbose,
+        failed: false,
+        keep_stdin: o.arg_file.is_some(),
+    };
+    // After a quoting error, GNU runs what it has read, but with -x (which -L and -I
+    // imply) only the command lines that were complete.
+    let drop_partial = read_error.is_some() && o.exit_on_size;
+    let status = if let Some(r) = &o.replace {
+        run_replace(ctx, &mut runner, &items, r, o.size)?
+    } else if read_error.is_some() && items.is_empty() {
+        None
+    } else {
+        run_batches(ctx, &mut runner, &items, &o, drop_partial)?
+    };
+    if let Some(status) = status {
+        return Ok(status);
+    }
+    if let Some(msg) = read_error {
+        warn(ctx.stderr, msg);
+        return Ok(runner.fatal());
+    }
+    Ok(if runner.failed { 123 } else { 0 })
+}
+
+/// Items separated by `delim` (`-0`, `-d`): no quoting; a last item needs no delimiter.
+fn split_delimited(input: &[u8], delim: u8) -> Vec<Item> {
+    let mut items: Vec<Item> = input
+        .split(|&b| b == delim)
+        .map(|w| Item {
+            word: w.to_vec(),
+            line_end: true,
+        })
+        .collect();
+    if input.last() == Some(&delim) || input.is_empty() {
+        items.pop();
+    }
+    items
+}
+
+const UNMATCHED_SINGLE: &str =
+    "unmatched single quote; by default quotes are special to xargs unless you use the -0 option";
+const UNMATCHED_DOUBLE: &str =
+    "unmatched double quote; by default quotes are special to xargs unless you use the -0 option";
+
+/// The default input: words separated by blanks and newlines, with `'...'`, `"..."` and
+/// backslash quoting. A newline ends an input line unless a blank comes before it.
+fn read_words(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static str>) {
+    let mut items: Vec<Item> = Vec::new();
+    let mut word: Option<Vec<u8>> = None;
+    let mut i = 0;
+    let mut prev_blank = false;
+    // Returns false when the word is the end-of-file string.
+    let finish = |word: &mut Option<Vec<u8>>, items: &mut Vec<Item>| -> bool {
+        if let Some(w) = word.take() {
+            if eof == Some(w.as_slice()) {
+                return false;
+            }
+            items.push(Item {
+                word: w,
+                line_end: false,
+            });
+        }
+        true
+    };
+    while i < input.len() {
+        let c = input[i];
+        i += 1;
+        match c {
+            b' ' | b'\t' => {
+                if !finish(&mut word, &mut items) {
+                    return (items, None);
+                }
+                prev_blank = true;
+                continue;
+            }
+            b'\n' => {
+                if !finish(&mut word, &mut items) {
+                    return (items, None);
+                }
+                if !prev_blank {
+                    if let Some(last) = items.last_mut() {
+                        last.line_end = true;
+                    }
+                }
+                prev_blank = false;
+                continue;
+            }
+            b'\\' => {
+                if let Some(&next) = input.get(i) {
+                    word.get_or_insert_with(Vec::new).push(next);
+                    i += 1;
+                }
+            }
+            b'\'' | b'"' => {
+                let w = word.get_or_insert_with(Vec::new);
+                loop {
+                    match input.get(i) {
+                        Some(&q) if q == c => {
+                            i += 1;
+                            break;
+                        }
+                        Some(b'\n') | None => {
+                            let msg = if c == b'\'' {
+                                UNMATCHED_SINGLE
+                            } else {
+                                UNMATCHED_DOUBLE
+                            };
+                            return (items, Some(msg));
+                        }
+                        Some(&b) => {
+                            w.push(b);
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            _ => word.get_or_insert_with(Vec::new).push(c),
+        }
+        prev_blank = false;
+    }
+    if finish(&mut word, &mut items) {
+        if let Some(last) = items.last_mut() {
+            last.line_end = true;
+        }
+    }
+    (items, None)
+}
+
+/// `-I`: each input line is one item, leading blanks dropped, quotes still removed.
+fn read_lines(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static str>) {
+    let mut items = Vec::new();
+    let mut word: Vec<u8> = Vec::new();
+    let mut started = false;
+    let mut i = 0;
+    while i < input.len() {
+        let c = input[i];
+        i += 1;
+        match c {
+            b' ' | b'\t' if !started => {}
+            b'\n' => {
+                if started {
+                    if eof == Some(word.as_slice()) {
+                        return (items, None);
+                    }
+                    items.push(Item {
+                        word: std::mem::take(&mut word),
+                        line_end: true,
+                    });
+                }
+                started = false;
+            }
+            b'\\' => {
+                started = true;
+                if let Some(&next) = input.get(i) {
+                    word.push(next);
+                    i += 1;
+                }
+            }
+            b'\'' | b'"' => {
+                started = true;
+                loop {
+                    match input.get(i) {
+                        Some(&q) if q == c => {
+                            i += 1;
+                            break;
+                        }
+                        Some(b'\n') | None => {
+                            let msg = if c == b'\'' {
+                                UNMATCHED_SINGLE
+                            } else {
+                                UNMATCHED_DOUBLE
+                            };
+                            return (items, Some(msg));
+                        }
+                        Some(&b) => {
+                            word.push(b);
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            _ => {
+                started = true;
+                word.push(c);
+            }
+        }
+    }
+    if started && eof != Some(word.as_slice()) {
+        items.push(Item {
+            word,
+            line_end: true,
+        });
+    }
+    (items, None)
+}
+
+struct Runner<'a> {
+    command: &'a [Vec<u8>],
+    verbose: bool,
+    failed: bool,
+    keep_stdin: bool,
+}
+
+impl Runner<'_> {
+    /// The status of a fatal error: GNU still reports commands that failed before it.
+    fn fatal(&self) -> Status {
+        if self.failed {
+            123
+        } else {
+            1
+        }
+    }
+
+    /// Runs one command line; `Some(status)` when xargs must stop with it.
+    fn exec(&mut self, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<Option<Status>> {
+        ctx.budget.spend(1)?;
+        if self.verbose {
+            for (i, a) in argv.iter().enumerate() {
+                if i > 0 {
+                    ctx.stderr.push(b' ');
+                }
+                shell_quote(ctx.stderr, a);
+            }
+            ctx.stderr.push(b'\n');
+        }
+        let name = argv.first().map_or(&b""[..], |a| a.as_slice());
+        let Some(tool) = lookup(name) else {
+            let mut msg = b"xargs: ".to_vec();
+            msg.extend_from_slice(name);
+            msg.extend_from_slice(b": No such file or directory\n");
+            ctx.stderr.extend_from_slice(&msg);
+            return Ok(Some(127));
+        };
+        let mut empty = Input::default();
+        let stdin: &mut Input = if self.keep_stdin {
+            &mut *ctx.stdin
+        } else {
+            &mut empty
+        };
+        let mut nested = Ctx {
+            stdin,
+            stdout: &mut *ctx.stdout,
+            stderr: &mut *ctx.stderr,
+            budget: &mut *ctx.budget,
+            vars: ctx.vars,
+            host: ctx.host,
+            caches: &mut *ctx.caches,
+            resources: ctx.resources,
+        };
+        let status = tool(&mut nested, argv)?;
+        match status {
+            0 => Ok(None),
+            255 => {
+                let mut msg = b"xargs: ".to_vec();
+                msg.extend_from_slice(name);
+                msg.extend_from_slice(b": exited with status 255; aborting\n");
+                ctx.stderr.extend_from_slice(&msg);
+                Ok(Some(124))
+            }
+            _ => {
+                self.failed = true;
+                Ok(None)
+            }
+        }
+    }
+}
+
+fn arg_len(a: &[u8]) -> usize {
+    a.len() + 1
+}
+
+/// The usual mode: as many items per command as `-n`, `-L` and `-s` allow.
+fn run_batches(
+    ctx: &mut Ctx<'_>,
+    runner: &mut Runner<'_>,
+    items: &[Item],
+    o: &Options,
+    drop_partial: bool,
+) -> Result<Option<Status>> {
+    let base: usize = runner.command.iter().map(|a| arg_len(a)).sum();
+    if base > o.size {
+        warn(
+            ctx.stderr,
+            "cannot fit single argument within argument list size limit",
+        );
+        return Ok(Some(1));
+    }
+    if items.is_empty() {
+        if o.no_run_if_empty {
+            return Ok(None);
+        }
+        let argv = runner.command.to_vec();
+        return runner.exec(ctx, &argv);
+    }
+    let mut i = 0;
+    while i < items.len() {
+        let mut argv = runner.command.to_vec();
+        let mut len = base;
+        let mut lines = 0;
+        let start = i;
+        let mut full = false;
+        while i < items.len() {
+            let item = &items[i];
+            let need = arg_len(&item.word);
+            if len + need > o.size {
+                if i == start {
+                    warn(ctx.stderr, "argument line too long");
+                    return Ok(Some(runner.fatal()));
+                }
+                // -x (which -L implies): the items -n or -L asks for must all fit.
+                if o.exit_on_size && (o.max_args.is_some() || o.max_lines.is_some()) {
+                    warn(ctx.stderr, "argument list too long");
+                    return Ok(Some(runner.fatal()));
+                }
+                full = true;
+                break;
+            }
+            len += need;
+            argv.push(item.word.clone());
+            i += 1;
+            if o.max_args.is_some_and(|n| i - start >= n) {
+                full = true;
+                break;
+            }
+            if item.line_end {
+                lines += 1;
+                if o.max_lines.is_some_and(|n| lines >= n) {
+                    full = true;
+                    break;
+                }
+            }
+        }
+        if drop_partial && !full {
+            break;
+        }
+        if let Some(status) = runner.exec(ctx, &argv)? {
+            return Ok(Some(status));
+        }
+    }
+    Ok(None)
+}
+
+/// `-I R`: one command per input line, with R replaced by the line in each argument.
+fn run_replace(
+    ctx: &mut Ctx<'_>,
+    runner: &mut Runner<'_>,
+    items: &[Item],
+    r: &[u8],
+    size: usize,
+) -> Result<Option<Status>> {
+    for item in items {
+        let argv: Vec<Vec<u8>> = runner
+            .command
+            .iter()
+            .map(|a| replace_all(a, r, &item.word))
+            .collect();
+        let len: usize = argv.iter().map(|a| arg_len(a)).sum();
+        ctx.budget.spend_bytes(len)?;
+        if len > size {
+            warn(ctx.stderr, "argument list too long");
+            return Ok(Some(runner.fatal()));
+        }
+        if let Some(status) = runner.exec(ctx, &argv)? {
+            return Ok(Some(status));
+        }
+    }
+    Ok(None)
+}
+
+fn replace_all(s: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    if from.is_empty() {
+        return s.to_vec();
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(s[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtins::testing::run;
+
+    fn x(args: &[&str], stdin: &str) -> (i32, String) {
+        let mut argv = vec!["xargs"];
+        argv.extend_from_slice(args);
+        let r = run(&argv, stdin.as_bytes()).unwrap();
+        (r.status, r.stdout_str())
+    }
+
+    // Expected values from GNU xargs 4.9.0.
+    #[test]
+    fn like_gnu() {
+        let input = "a b  c\nd \"e f\" 'g h' i\\ j\n";
+        assert_eq!(x(&[], input), (0, "a b c d e f g h i j\n".into()));
+        assert_eq!(x(&["-n", "2"], input).1, "a b\nc d\ne f g h\ni j\n");
+        assert_eq!(
+            x(&["-I", "{}", "echo", "[{}]"], input).1,
+            "[a b  c]\n[d e f g h i j]\n"
+        );
+        assert_eq!(x(&["-L", "1"], input).1, "a b c\nd e f g h i j\n");
+        assert_eq!(x(&["-0", "-n1"], "a\0b c\0").1, "a\nb c\n");
+        assert_eq!(x(&["-d,"], "a,b,c\n").1, "a b c\n\n");
+        assert_eq!(x(&[], ""), (0, "\n".into()));
+        assert_eq!(x(&["-r", "echo", "hi"], ""), (0, "".into()));
+        assert_eq!(x(&[], "a \"b\n"), (1, "a\n".into()));
+        assert_eq!(x(&["-s", "10"], "1 2 3 4 5\n").1, "1 2\n3 4\n5\n");
+        assert_eq!(x(&["-s", "5"], "1 2 3 4 5\n"), (1, "".into()));
+        assert_eq!(x(&["false"], "a\n").0, 123);
+        assert_eq!(x(&["nonexist"], "a\n").0, 127);
+        assert_eq!(x(&["-L1"], "a \nb\n").1, "a b\n");
+        assert_eq!(
+            x(&["-I{}", "echo", "{}{}", "x{}y"], "abc\n").1,
+            "abcabc xabcy\n"
+        );
+        assert_eq!(x(&["-E", "two"], "one two\nthree\n").1, "one\n");
+    }
+}

@@ -1,0 +1,179 @@
+"""sed: random scripts (substitutions with GNU regexes, addresses, every command, options)
+over random inputs, bad scripts and bad regexes too, compared with GNU sed 4.9."""
+import os
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rxgen  # noqa: E402
+
+N_RANDOM = 9000
+
+ONE_LINERS = [
+    "s/foo/bar/", "s/foo/bar/g", "s/o/0/2", "s/o/0/2g", "s/\\(a\\)\\(b\\)/\\2\\1/", "-n p", "-n $=",
+    "$!N;P;D", "N;P;D", "1!G;h;$!d", "H;$!d;x;s/\\n/,/g", "-n '/a/,/b/p'", "G", "n;d", "$d", "1d",
+    "-n l", "-n 'l 5'", "=", "y/abc/xyz/", "s/.*/\\U&/", "s/\\w\\+/\\u&/g", "-E s/(a|b)+/[&]/g",
+    "s/^[ \\t]*//", "s/[ \\t]*$//", "-n '$p'", "2q", "2q5", "2Q", "-s -n '$p'", "-z s/a/b/",
+    ":a;N;$!ba;s/\\n/ /g", "-n '/a/{p;p}'", "1~2d", "0~3d", "2,+1d", "2,~4d", "0,/a/d",
+    "'$a end'", "'1i start'", "'2c changed'", "'a\\\nfoo\\\nbar'", "-n '/x/!p'", "s/a*/x/g",
+    "s/x*/-/g", "s/b*/-/2g", "-E 's/(a|ab)(c|bcd)/[\\1,\\2]/'", "-n 's/a/b/w /dev/stdout'",
+    "-E 's/(x|xy)(z|yz)?/[\\1][\\2]/'", "s/a/\\n/g", "'s/a/b/;T;s/b/c/'", "'s/a/b/;ta;s/$/!/;:a'",
+    "F", "z", "-n 'x;p'", "'$!{h;d};x;G'", "-E 's/(.)(.)/\\2\\1/g'", "s/\\<./\\u&/g",
+    "s/\\B/-/g", "s/\\b/|/g", "-n '/^$/='", "'/^$/d'", "s/[[:space:]]\\+/ /g", "s/[^[:alnum:]]//g",
+    "-E s/[0-9]+/<&>/g", "s/./&&/3", "-n '2{p;q}'", "'$!d'", "-n '/a/I p'", "s/A/x/Ig",
+    "N;s/a$/X/M", "N;s/^b/X/Mg", "-E 's/(a*)*/<\\1>/'", "-E 's/(a|)+b/<\\1>/'",
+]
+
+BAD = [
+    "s/a/b", "s/\\(/x/", "-E s/(/x/", "s/a/\\1/", "k", "/x/", "/x", "y/ab/x/", "s/a/b/gg", "s/a/b/pp",
+    "s/a/b/0", "s/a/b/z", "bfoo", "1,2q", "0p", "1,p", "1!!p", ":", "}", "{p", "p;}", "s/[/x/",
+    "s/a\\{1/x/", "s/a\\{2,1\\}/x/", "-E s/a{1,2/x/", "s/[[:foo:]]/x/", "s/[z-a]/x/", "s/*\\{2\\}/x/",
+    "-E s/*a/x/", "-E 's/a|*b/x/'", "s/a**/x/", "'s/a/b/w'", "y/abc/", "a", "-n", "--bogus", "-x p",
+    "s/[:space:]/x/", "-E 's/a{1a}/x/'", "-E 's/(a)\\2/x/'", "'1,2{p'", "'v 9.0'",
+]
+
+
+def q(s):
+    return shlex.quote(s)
+
+
+def repl(rng, groups, delim):
+    out = []
+    for _ in range(rng.randint(0, 4)):
+        r = rng.random()
+        if r < 0.35:
+            out.append(rng.choice("xyzAB-_ ") * rng.randint(1, 2))
+        elif r < 0.5:
+            out.append("&")
+        elif r < 0.65 and groups:
+            out.append("\\" + str(rng.randint(1, min(groups, 9))))
+        elif r < 0.72:
+            out.append(rng.choice(["\\n", "\\t", "\\&", "\\\\", "\\" + delim]))
+        elif r < 0.85:
+            out.append(rng.choice(["\\U", "\\L", "\\u", "\\l", "\\E"]))
+        else:
+            out.append("[&]")
+    return "".join(out)
+
+
+def regex_for(rng, ere, delim):
+    r, groups = rxgen.regex(rng, ere)
+    if delim != "/":
+        r = r.replace(delim, "\\" + delim)
+    else:
+        r = r.replace("/", "\\/")
+    return r, groups
+
+
+def subst(rng, ere):
+    delim = rng.choice("/////|,#")
+    r, groups = regex_for(rng, ere, delim)
+    flags = ""
+    if rng.random() < 0.5:
+        flags += "g"
+    if rng.random() < 0.15:
+        flags += str(rng.randint(1, 3))
+    if rng.random() < 0.15:
+        flags += "p"
+    if rng.random() < 0.08:
+        flags += rng.choice("IM")
+    return f"s{delim}{r}{delim}{repl(rng, groups, delim)}{delim}{flags}"
+
+
+def address(rng, ere):
+    r = rng.random()
+    if r < 0.25:
+        return str(rng.randint(1, 5))
+    if r < 0.35:
+        return "$"
+    if r < 0.6:
+        a, _ = regex_for(rng, ere, "/")
+        return "/" + a + "/" + rng.choice(["", "", "", "I"])
+    if r < 0.7:
+        return f"{rng.randint(0, 3)}~{rng.randint(1, 3)}"
+    a1 = address(rng, ere) if rng.random() < 0.8 else "0"
+    if a1 == "0":
+        a, _ = regex_for(rng, ere, "/")
+        return "0,/" + a + "/"
+    a2 = rng.choice([str(rng.randint(1, 6)), "$", f"+{rng.randint(0, 3)}", f"~{rng.randint(0, 4)}",
+                     "/" + regex_for(rng, ere, "/")[0] + "/"])
+    return a1 + "," + a2
+
+
+def command(rng, ere, depth=0):
+    r = rng.random()
+    addr = ""
+    if rng.random() < 0.45:
+        addr = address(rng, ere)
+        if rng.random() < 0.15:
+            addr += "!"
+    if r < 0.5:
+        return addr + subst(rng, ere)
+    if r < 0.6:
+        # No `D`: with a substitution that adds newlines it can loop forever.
+        return addr + rng.choice("pdP=lhHgGxnNz")
+    if r < 0.65 and depth < 2:
+        body = ";".join(command(rng, ere, depth + 1) for _ in range(rng.randint(1, 2)))
+        return addr + "{" + body + "}"
+    if r < 0.7:
+        return addr + "y/" + "".join(rng.sample("abcxy", 3)) + "/" + "".join(rng.sample("XYZ12", 3)) + "/"
+    if r < 0.8:
+        c = rng.choice("aic")
+        return addr + c + " " + rng.choice(["text", "two words", "x\\ty", "a\\nb"]) + "\n"
+    if r < 0.85:
+        return (addr if "," not in addr else "") + rng.choice(["q", "Q", "q3", "Q2"])
+    if r < 0.9:
+        return addr + "l " + str(rng.randint(0, 8))
+    return addr + rng.choice(["ta", "Ta", "ba", "b"])
+
+
+def script(rng, ere):
+    cmds = [command(rng, ere) for _ in range(rng.randint(1, 3))]
+    if any(c.endswith(("ta", "Ta", "ba")) for c in cmds):
+        # Labels after the jumps only: a loop could run forever under GNU sed.
+        cmds.append(":a")
+    out = ""
+    for c in cmds:
+        if out and not out.endswith("\n"):
+            out += rng.choice([";", "\n", " ; "])
+        out += c
+    return out.rstrip("\n") if rng.random() < 0.7 else out
+
+
+def case(argv, stdin):
+    return {"tool": "sed", "script": " ".join(q(a) if not a.startswith("'") else a for a in argv),
+            "stdin": stdin, "argv": argv}
+
+
+def cases(rng):
+    inputs = [rxgen.lines(rng) for _ in range(40)]
+    for s in ONE_LINERS + BAD:
+        for stdin in rng.sample(inputs, 3):
+            argv = ["sed"] + shlex.split(s)
+            yield case(argv, stdin)
+    for _ in range(N_RANDOM):
+        ere = rng.random() < 0.5
+        opts = []
+        if ere:
+            opts.append(rng.choice(["-E", "-r", "--regexp-extended"]))
+        if rng.random() < 0.25:
+            opts.append("-n")
+        if rng.random() < 0.05:
+            opts.append("-s")
+        if rng.random() < 0.03:
+            opts.append("-z")
+        if rng.random() < 0.01:
+            opts.append("--posix")
+        if rng.random() < 0.15:
+            pieces = []
+            for _ in range(rng.randint(1, 3)):
+                pieces += ["-e", command(rng, ere)]
+            if any(p.endswith(("ta", "Ta", "ba")) for p in pieces):
+                pieces += ["-e", ":a"]
+            argv = ["sed"] + opts + pieces
+        else:
+            argv = ["sed"] + opts + [script(rng, ere)]
+        stdin = rng.choice(inputs) if rng.random() < 0.5 else rxgen.lines(rng)
+        if "-z" in opts:
+            stdin = stdin.replace(b"\n", b"\0") if rng.random() < 0.7 else stdin
+        yield case(argv, stdin)
