@@ -13,6 +13,7 @@ import * as wasm from "../build/index.js";
 const PASSTHROUGH_START_MS = 10_000;
 const MAX_BODY_BYTES = 32 * 1024 * 1024; // as MAX_BODY in src/worker/fifo/mod.rs
 const MAX_API_BODY_BYTES = 1024 * 1024;
+const MAX_SHELL_BODY_BYTES = 16 * 1024 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";
 const ACCEL_HEADER_PREFIX = "x-accel-header-";
 
@@ -133,13 +134,14 @@ async function callFifo(env, name, request) {
     const text = await resp.text();
     throw new Error(`FIFO ${name} failed: ${resp.status} ${text.trim() || resp.statusText}`);
   }
-  const headers = new Headers(resp.headers);
-  headers.delete("x-mkfifo-object");
+  const headers = new Headers();
+  for (const [k, v] of resp.headers) if (!k.startsWith(INTERNAL_PREFIX)) headers.append(k, v);
   return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers });
 }
 
-// The object answered with X-Accel-Redirect: make that request and stream its reply to
-// the client unchanged (status, headers, body), so the bytes never enter WebAssembly.
+// The object answered with X-Accel-Redirect: make that request (its body is the object's
+// answer's body) and stream the reply to the client unchanged (status, headers, body), so
+// the bytes never enter WebAssembly.
 async function passthrough(resp) {
   const target = resp.headers.get("x-accel-redirect");
   const method = resp.headers.get("x-accel-method") || "GET";
@@ -147,14 +149,21 @@ async function passthrough(resp) {
   for (const [name, value] of resp.headers) {
     if (name.startsWith(ACCEL_HEADER_PREFIX)) headers.append(name.slice(ACCEL_HEADER_PREFIX.length), value);
   }
-  if (resp.body) await resp.body.cancel();
+  const hasBody = method !== "GET" && method !== "HEAD";
+  if (!hasBody && resp.body) await resp.body.cancel();
   const abort = new AbortController();
   const timer = setTimeout(
     () => abort.abort(new Error(`no answer from ${new URL(target).host} within 10 s`)),
     PASSTHROUGH_START_MS,
   );
   try {
-    return await fetch(target, { method, headers, redirect: "manual", signal: abort.signal });
+    return await fetch(target, {
+      method,
+      headers,
+      body: hasBody ? resp.body : undefined,
+      redirect: "manual",
+      signal: abort.signal,
+    });
   } finally {
     clearTimeout(timer); // only the start of the reply is timed
   }
@@ -187,16 +196,16 @@ async function shell(request, env, ctx) {
       headers: { "Retry-After": "60", "Content-Type": "text/plain; charset=utf-8" },
     });
   }
-  return toRust(request, env, ctx);
+  return toRust(request, env, ctx, MAX_SHELL_BODY_BYTES);
 }
 
 // The Rust handlers take small bodies (envelopes, variables, scripts). The body is read
 // whole first: an answer sent while the client is still sending breaks the connection.
-async function toRust(request, env, ctx) {
+async function toRust(request, env, ctx, limit = MAX_API_BODY_BYTES) {
   const length = Number(request.headers.get("content-length") || 0);
-  if (length > MAX_API_BODY_BYTES) return plain(413, `at most ${MAX_API_BODY_BYTES >> 10} KiB here`);
+  if (length > limit) return plain(413, `at most ${limit >> 10} KiB here`);
   const body = request.body ? await request.arrayBuffer() : null;
-  if (body && body.byteLength > MAX_API_BODY_BYTES) return plain(413, `at most ${MAX_API_BODY_BYTES >> 10} KiB here`);
+  if (body && body.byteLength > limit) return plain(413, `at most ${limit >> 10} KiB here`);
   const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request), body });
   freshAfterPanic();
   return guarded(wasm.fetch(inner, env, ctx));

@@ -24,6 +24,9 @@ pub mod names;
 pub mod protocol;
 pub mod shell;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
+
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 

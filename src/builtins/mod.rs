@@ -18,12 +18,14 @@ mod base64;
 mod basenc;
 mod cat;
 mod curl;
+mod cut;
 mod date;
 mod echo;
 mod false_;
 mod grep;
 mod gunzip;
 mod gzip;
+mod head;
 mod hmac;
 mod jq;
 mod md5sum;
@@ -37,9 +39,13 @@ mod sha224sum;
 mod sha256sum;
 mod sha384sum;
 mod sha512sum;
+mod sort;
+mod tail;
 mod tee;
 mod test_;
+mod tr;
 mod true_;
+mod wc;
 mod xargs;
 mod yes;
 mod zcat;
@@ -65,6 +71,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("basenc", basenc::run),
     ("cat", cat::run),
     ("curl", curl::run),
+    ("cut", cut::run),
     ("date", date::run),
     ("echo", echo::run),
     ("egrep", grep::run),
@@ -73,6 +80,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
+    ("head", head::run),
     ("hmac", hmac::run),
     ("jq", jq::run),
     ("md5sum", md5sum::run),
@@ -86,9 +94,13 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha256sum", sha256sum::run),
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
+    ("sort", sort::run),
+    ("tail", tail::run),
     ("tee", tee::run),
     ("test", test_::run),
+    ("tr", tr::run),
     ("true", true_::run),
+    ("wc", wc::run),
     ("xargs", xargs::run),
     ("yes", yes::run),
     ("zcat", zcat::run),
@@ -103,15 +115,21 @@ pub fn lookup(name: &[u8]) -> Option<Run> {
 }
 
 /// The standard input of a command: bytes and how far they have been read.
+///
+/// Cloning is cheap (the bytes are shared), so the shell can keep a copy to run a
+/// builtin again after serving its [`Error::Need`].
 #[derive(Debug, Default, Clone)]
 pub struct Input {
-    data: Vec<u8>,
+    data: Rc<Vec<u8>>,
     pos: usize,
 }
 
 impl Input {
     pub fn new(data: Vec<u8>) -> Self {
-        Input { data, pos: 0 }
+        Input {
+            data: Rc::new(data),
+            pos: 0,
+        }
     }
 
     /// What has not been read yet.
@@ -122,14 +140,16 @@ impl Input {
     /// Reads everything that is left. Tools that read their input do this, as a GNU tool
     /// reading a pipe to its end would.
     pub fn read_all(&mut self) -> Vec<u8> {
-        let all = if self.pos == 0 {
-            std::mem::take(&mut self.data)
-        } else {
-            self.data[self.pos..].to_vec()
-        };
-        self.data.clear();
-        self.pos = 0;
-        all
+        let pos = std::mem::take(&mut self.pos);
+        match Rc::try_unwrap(std::mem::take(&mut self.data)) {
+            Ok(mut all) => {
+                if pos > 0 {
+                    all.drain(..pos.min(all.len()));
+                }
+                all
+            }
+            Err(shared) => shared[pos.min(shared.len())..].to_vec(),
+        }
     }
 
     /// Marks `n` more bytes as read (the shell's `read` takes one line at a time).

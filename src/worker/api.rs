@@ -10,6 +10,7 @@
 //! | `PUT /_/api/fifos/NAME/vars/KEY` (body: the value) | set a variable |
 //! | `DELETE /_/api/fifos/NAME/vars/KEY` | delete a variable; 204 |
 //! | `GET /_/api/fifos/NAME/log[?limit=N&before=ID&bodies=1]` | the Request log, newest first |
+//! | `GET /_/api/fifos/NAME/log/REQUEST_ID` | one Request: its entry, deliveries and attempts |
 
 use worker::{Env, Headers, Method, Request, RequestInit, Response};
 
@@ -30,9 +31,11 @@ pub async fn handle(mut req: Request, env: &Env, rest: &str) -> Answer {
         (["fifos", name, "vars", key], Method::Put) => (*name, "var-put", Some(*key)),
         (["fifos", name, "vars", key], Method::Delete) => (*name, "var-delete", Some(*key)),
         (["fifos", name, "log"], Method::Get) => (*name, "log", None),
-        (["fifos", _] | ["fifos", _, "vars", _] | ["fifos", _, "log"], _) => {
-            return Err(Failure::new(405, format!("{method} is not allowed here")))
-        }
+        (["fifos", name, "log", id], Method::Get) => (*name, "log-entry", Some(*id)),
+        (
+            ["fifos", _] | ["fifos", _, "vars", _] | ["fifos", _, "log"] | ["fifos", _, "log", _],
+            _,
+        ) => return Err(Failure::new(405, format!("{method} is not allowed here"))),
         _ => return Err(Failure::new(404, format!("no API at /_/api/{rest}"))),
     };
     if let Some(problem) = fifo_name_error(name) {
@@ -42,7 +45,14 @@ pub async fn handle(mut req: Request, env: &Env, rest: &str) -> Answer {
     headers.set(protocol::OP, op)?;
     headers.set(protocol::FIFO, name)?;
     if let Some(key) = var {
-        headers.set("x-mkfifo-var", key)?;
+        headers.set(
+            if op == "log-entry" {
+                "x-mkfifo-entry"
+            } else {
+                "x-mkfifo-var"
+            },
+            key,
+        )?;
     }
     let mut init = RequestInit::new();
     init.with_method(method.clone()).with_headers(headers);

@@ -1,16 +1,55 @@
-//! The [`Host`] of the core inside the Worker: the runtime's clock, its random source and
-//! its `fetch`.
+//! The [`Host`] of the core inside the Worker: the runtime's clock, its random source, its
+//! `fetch`, and other FIFOs' objects for FIFOs run as commands.
 
-use crate::host::{HttpRequest, HttpResponse, LocalFuture, Timestamp};
-use crate::Host;
-use worker::{Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
+use crate::host::{FifoAnswer, HttpRequest, HttpResponse, LocalFuture, Timestamp};
+use crate::{protocol, Host};
+use worker::{Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
-#[derive(Debug, Default)]
-pub struct WorkerHost;
+/// How many FIFOs a chain may pass through before it is stopped as a loop.
+pub const MAX_HOPS: u32 = 16;
+
+pub struct WorkerHost {
+    pub env: Env,
+    /// How many FIFOs the Request running here has passed through.
+    pub hops: u32,
+}
+
+impl WorkerHost {
+    pub fn new(env: Env, hops: u32) -> Self {
+        WorkerHost { env, hops }
+    }
+}
+
+/// The milliseconds since the epoch, as the runtime's clock has them.
+pub fn now_ms() -> i64 {
+    worker::Date::now().as_millis() as i64
+}
+
+/// Random bytes from Web Crypto, which the Workers runtime always has.
+pub fn random_bytes(buf: &mut [u8]) {
+    let array = js_sys::Uint8Array::new_with_length(buf.len() as u32);
+    let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).ok();
+    if let Some(crypto) = crypto {
+        let get = js_sys::Reflect::get(&crypto, &"getRandomValues".into()).ok();
+        if let Some(get) =
+            get.and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
+        {
+            let _ = get.call1(&crypto, &array);
+        }
+    }
+    array.copy_to(buf);
+}
+
+/// A new Request id: 32 random hex digits.
+pub fn new_request_id() -> String {
+    let mut b = [0u8; 16];
+    random_bytes(&mut b);
+    data_encoding::HEXLOWER.encode(&b)
+}
 
 impl Host for WorkerHost {
     fn now(&self) -> Timestamp {
-        let ms = worker::Date::now().as_millis() as i64;
+        let ms = now_ms();
         Timestamp {
             secs: ms.div_euclid(1000),
             nanos: (ms.rem_euclid(1000) * 1_000_000) as u32,
@@ -18,22 +57,80 @@ impl Host for WorkerHost {
     }
 
     fn fill_random(&self, buf: &mut [u8]) {
-        // The Workers runtime always has Web Crypto.
-        let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).ok();
-        let array = js_sys::Uint8Array::new_with_length(buf.len() as u32);
-        if let Some(crypto) = crypto {
-            let get = js_sys::Reflect::get(&crypto, &"getRandomValues".into()).ok();
-            if let Some(get) =
-                get.and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
-            {
-                let _ = get.call1(&crypto, &array);
-            }
-        }
-        array.copy_to(buf);
+        random_bytes(buf);
     }
 
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, String>> {
         Box::pin(async move { fetch(request).await.map_err(|e| e.to_string()) })
+    }
+
+    fn call_fifo(
+        &self,
+        name: &str,
+        args: &[Vec<u8>],
+        stdin: Vec<u8>,
+    ) -> LocalFuture<'_, Result<Option<FifoAnswer>, String>> {
+        let name = name.to_string();
+        let args = args.to_vec();
+        Box::pin(async move {
+            self.call(&name, &args, stdin)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+}
+
+impl WorkerHost {
+    async fn call(
+        &self,
+        name: &str,
+        args: &[Vec<u8>],
+        stdin: Vec<u8>,
+    ) -> worker::Result<Option<FifoAnswer>> {
+        if self.hops + 1 > MAX_HOPS {
+            return Err(worker::Error::RustError(format!(
+                "{name}: a chain of FIFOs is limited to {MAX_HOPS} hops (a loop?)"
+            )));
+        }
+        let headers = Headers::new();
+        headers.set(protocol::FIFO, name)?;
+        headers.set(protocol::HOPS, &(self.hops + 1).to_string())?;
+        headers.set(protocol::REQUEST_ID, &new_request_id())?;
+        headers.set(protocol::SOURCE, "command")?;
+        headers.set(protocol::ARGS, &protocol::encode_args(args))?;
+        let mut init = RequestInit::new();
+        init.with_method(Method::Post).with_headers(headers);
+        init.with_body(Some(js_sys::Uint8Array::from(stdin.as_slice()).into()));
+        let req = Request::new_with_init(&format!("https://fifo.internal/{name}/"), &init)?;
+        let stub = self
+            .env
+            .durable_object("FIFO")?
+            .id_from_name(name)?
+            .get_stub()?;
+        let mut resp = stub.fetch_with_request(req).await?;
+        let status = resp.status_code();
+        let body = resp.bytes().await?;
+        if status == 404 && resp.headers().get(protocol::NO_FIFO)?.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(if (200..300).contains(&status) {
+            FifoAnswer {
+                status: 0,
+                stdout: body,
+                stderr: Vec::new(),
+            }
+        } else {
+            let mut stderr = format!("{name}: {status} ").into_bytes();
+            stderr.extend_from_slice(&body);
+            if !stderr.ends_with(b"\n") {
+                stderr.push(b'\n');
+            }
+            FifoAnswer {
+                status: 1,
+                stdout: Vec::new(),
+                stderr,
+            }
+        }))
     }
 }
 

@@ -43,6 +43,12 @@ impl Failure {
     }
 }
 
+impl From<serde_json::Error> for Failure {
+    fn from(e: serde_json::Error) -> Self {
+        Failure::new(500, e.to_string())
+    }
+}
+
 impl From<worker::Error> for Failure {
     fn from(e: worker::Error) -> Self {
         Failure::new(500, e.to_string())
@@ -58,9 +64,4 @@ pub fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
     Ok(Response::from_bytes(body)?
         .with_status(status)
         .with_headers(headers))
-}
-
-/// The milliseconds since the epoch, as the runtime's clock has them.
-pub fn now_ms() -> i64 {
-    worker::Date::now().as_millis() as i64
 }

@@ -2,18 +2,23 @@
 //! envelope, the variables and the Request log in its SQLite storage ([`store`]), answers
 //! the JSON API's operations on them, and serves every Request written into the FIFO.
 
+mod deliver;
+mod serve;
 mod store;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde::Deserialize;
-use worker::{durable_object, DurableObject, Env, Headers, Request, Response, Result, State};
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
-use super::http::{json, now_ms, Failure};
-use crate::envelope::{self, Envelope};
+use super::host::{now_ms, WorkerHost};
+use super::http::{json, Failure};
+use crate::envelope::run::{self, Plan};
+use crate::envelope::{self, Envelope, Incoming};
 use crate::protocol;
-use store::{LogEntry, Store};
+use crate::shell::Shell;
+use store::Store;
 
 /// The largest Request body a FIFO takes; a larger one gets 413.
 pub const MAX_BODY: usize = 32 * 1024 * 1024;
@@ -24,6 +29,9 @@ pub struct Fifo {
     env: Env,
     /// The parsed envelope and the `updated_at` it was parsed at.
     envelope: RefCell<Option<(i64, Rc<Envelope>)>>,
+    /// The shell, kept for its parse caches. It is taken out while a script runs: another
+    /// Request may arrive while one waits on the network, and gets a fresh shell.
+    shell: RefCell<Option<Shell>>,
 }
 
 impl DurableObject for Fifo {
@@ -33,7 +41,13 @@ impl DurableObject for Fifo {
             state,
             env,
             envelope: RefCell::new(None),
+            shell: RefCell::new(None),
         }
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        self.run_alarm().await?;
+        Response::ok("")
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -56,7 +70,7 @@ struct LogQuery {
 }
 
 impl Fifo {
-    fn store(&self) -> Store {
+    pub(super) fn store(&self) -> Store {
         Store::new(self.state.storage().sql())
     }
 
@@ -129,6 +143,29 @@ impl Fifo {
                     &serde_json::json!({ "name": key, "length": value.len() }),
                 )?)
             }
+            "stats" => {
+                exists()?;
+                Ok(json(
+                    200,
+                    &serde_json::json!({
+                        "wasm_memory_bytes": super::wasm_memory_bytes(),
+                        "sqlite_bytes": self.state.storage().sql().database_size(),
+                        "log_entries": store.log_len()?,
+                    }),
+                )?)
+            }
+            "log-entry" => {
+                exists()?;
+                let id = header(&req, "x-mkfifo-entry")?;
+                let entry = store
+                    .log_entry(&id)?
+                    .ok_or_else(|| Failure::new(404, format!("no Request {id} in the log")))?;
+                let deliveries = store.deliveries_of(&id)?;
+                Ok(json(
+                    200,
+                    &serde_json::json!({ "name": name, "entry": entry, "deliveries": deliveries }),
+                )?)
+            }
             "log" => {
                 exists()?;
                 let query: LogQuery = req.query().unwrap_or_default();
@@ -148,7 +185,7 @@ impl Fifo {
     }
 
     /// The envelope of the FIFO, parsed once per version of its text.
-    fn envelope(&self, row: &store::FifoRow) -> std::result::Result<Rc<Envelope>, Failure> {
+    fn compiled(&self, row: &store::FifoRow) -> std::result::Result<Rc<Envelope>, Failure> {
         if let Some((at, env)) = self.envelope.borrow().as_ref() {
             if *at == row.updated_at {
                 return Ok(env.clone());
@@ -162,87 +199,25 @@ impl Fifo {
         Ok(env)
     }
 
-    /// A Request written into the FIFO.
-    async fn serve(&self, mut req: Request) -> std::result::Result<Response, Failure> {
-        let started = now_ms();
-        let store = self.store();
-        let name = header(&req, protocol::FIFO)?;
-        // The body is read before anything is answered: an answer sent while the caller is
-        // still sending would cut the connection under it.
-        let body = req.bytes().await?;
-        if body.len() > MAX_BODY {
-            return Err(Failure::new(
-                413,
-                format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
-            ));
-        }
-        let Some(row) = store.fifo()? else {
-            return Err(Failure::new(404, format!("no FIFO named {name}")));
-        };
-        let envelope = self.envelope(&row)?;
-        let source = match req.headers().get(protocol::SOURCE)?.as_deref() {
-            Some("email") => "email",
-            _ => "http",
-        };
-        let url = req.url()?;
-        let path = url.path().to_string();
-        let (response, outcome) = if envelope.is_empty() {
-            // An empty envelope answers the body back unchanged.
-            let headers = Headers::new();
-            let content_type = req.headers().get("content-type")?;
-            headers.set(
-                "Content-Type",
-                content_type
-                    .as_deref()
-                    .unwrap_or("application/octet-stream"),
-            )?;
-            let resp = Response::from_bytes(body.clone())?.with_headers(headers);
-            (resp, "echo")
-        } else if let Some(resp) = passthrough(&envelope)? {
-            (resp, "passthrough")
-        } else {
-            let refusal = Failure::new(
-                501,
-                "this envelope needs features that are not available yet",
-            );
-            (refusal.into_text_response()?, "refused")
-        };
-        let status = response.status_code();
-        let entry = LogEntry {
-            request_id: req.headers().get(protocol::REQUEST_ID)?.unwrap_or_default(),
-            at: started,
-            source: source.into(),
-            method: req.method().to_string(),
-            path,
-            status,
-            request_bytes: body.len(),
-            response_bytes: if outcome == "echo" { body.len() } else { 0 },
-            duration_ms: now_ms() - started,
-            outcome: outcome.into(),
-            body,
-        };
-        store.log(&entry)?;
-        Ok(response)
+    /// Runs the envelope over a Request, with the FIFO's variables and the step budget.
+    async fn run_envelope(&self, envelope: &Envelope, req: &Incoming) -> Result<Plan> {
+        let fifo_vars = self.store().var_values()?;
+        let selected = Vec::new();
+        let host = WorkerHost::new(self.env.clone(), req.hops);
+        let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
+        let plan = run::run(
+            &mut shell,
+            &host,
+            envelope,
+            req,
+            selected,
+            &fifo_vars,
+            super::steps(&self.env),
+        )
+        .await;
+        self.shell.borrow_mut().replace(shell);
+        Ok(plan)
     }
-}
-
-/// An envelope that only forwards (`To: URL`, `Reply-To: -`, no script) is answered by a
-/// passthrough: the entry module makes the request and streams the reply to the caller.
-fn passthrough(env: &Envelope) -> Result<Option<Response>> {
-    let (Some(to), Some("-")) = (env.header("to"), env.header("reply-to")) else {
-        return Ok(None);
-    };
-    let is_url = to.starts_with("http://") || to.starts_with("https://");
-    if !is_url || to.contains('$') || !env.script.trim().is_empty() || !env.selectors.is_empty() {
-        return Ok(None);
-    }
-    let headers = Headers::new();
-    headers.set(protocol::ACCEL_REDIRECT, to)?;
-    headers.set(
-        protocol::ACCEL_METHOD,
-        env.header("method").unwrap_or("GET"),
-    )?;
-    Ok(Some(Response::empty()?.with_headers(headers)))
 }
 
 fn header(req: &Request, name: &str) -> std::result::Result<String, Failure> {

@@ -39,6 +39,44 @@ const MIGRATIONS: &[&str] = &[
         body BLOB,
         body_cut INTEGER NOT NULL DEFAULT 0
     );",
+    // 2: durable delivery: Requests waiting to be run, outgoing requests and their attempts.
+    "CREATE TABLE requests (
+        request_id TEXT PRIMARY KEY,
+        received_at INTEGER NOT NULL,
+        meta TEXT NOT NULL,
+        body BLOB NOT NULL
+    );
+    CREATE TABLE deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        purpose TEXT NOT NULL,
+        destination TEXT NOT NULL,
+        outgoing TEXT NOT NULL,
+        body BLOB NOT NULL,
+        reply_to TEXT NOT NULL,
+        errors_to TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        next_at INTEGER NOT NULL,
+        last_status INTEGER,
+        last_error TEXT,
+        UNIQUE (request_id, seq)
+    );
+    CREATE INDEX deliveries_due ON deliveries (state, next_at);
+    CREATE TABLE attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        delivery_id INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        status INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL
+    );
+    CREATE INDEX attempts_of ON attempts (delivery_id);
+    ALTER TABLE log ADD COLUMN steps INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE log ADD COLUMN delivery TEXT NOT NULL DEFAULT '';
+    ALTER TABLE log ADD COLUMN error TEXT NOT NULL DEFAULT '';",
 ];
 
 /// How many Requests the log keeps; the oldest are dropped first.
@@ -83,6 +121,11 @@ pub struct LogEntry {
     pub response_bytes: usize,
     pub duration_ms: i64,
     pub outcome: String,
+    pub steps: u64,
+    /// Where delivery stands (`pending`, `delivered`, `failed`), empty when there is none.
+    pub delivery: String,
+    /// Why the Request failed, if it did.
+    pub error: String,
     pub body: Vec<u8>,
 }
 
@@ -100,6 +143,9 @@ pub struct LogRow {
     pub response_bytes: i64,
     pub duration_ms: i64,
     pub outcome: String,
+    pub steps: i64,
+    pub delivery: String,
+    pub error: String,
     /// The body as text (invalid UTF-8 replaced), when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
@@ -194,7 +240,6 @@ impl Store {
     }
 
     /// The variables with their values, for running the envelope.
-    #[allow(dead_code)] // read by the envelope engine
     pub fn var_values(&self) -> worker::Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut out = Vec::new();
         for row in self
@@ -240,8 +285,8 @@ impl Store {
             .sql
             .exec(
                 "INSERT INTO log (request_id, at, source, method, path, status, request_bytes,
-                    response_bytes, duration_ms, outcome, body, body_cut)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    response_bytes, duration_ms, outcome, body, body_cut, steps, delivery, error)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 vec![
                     entry.request_id.as_str().into(),
                     entry.at.into(),
@@ -255,6 +300,9 @@ impl Store {
                     entry.outcome.as_str().into(),
                     body.to_vec().into(),
                     cut.into(),
+                    (entry.steps as i64).into(),
+                    entry.delivery.as_str().into(),
+                    entry.error.as_str().into(),
                 ],
             )?
             .one::<Id>()?
@@ -263,6 +311,9 @@ impl Store {
             "DELETE FROM log WHERE id <= ?",
             vec![(id - LOG_ROWS).into()],
         )?;
+        if id % 100 == 0 {
+            self.forget_finished()?;
+        }
         Ok(id)
     }
 
@@ -273,21 +324,42 @@ impl Store {
         before: Option<i64>,
         with_bodies: bool,
     ) -> worker::Result<Vec<LogRow>> {
+        self.log_query(limit, before, with_bodies, None)
+    }
+
+    /// The log entry of one Request, by its id.
+    pub fn log_entry(&self, request_id: &str) -> worker::Result<Option<LogRow>> {
+        Ok(self
+            .log_query(1, None, true, Some(request_id))?
+            .into_iter()
+            .next())
+    }
+
+    fn log_query(
+        &self,
+        limit: i64,
+        before: Option<i64>,
+        with_bodies: bool,
+        request_id: Option<&str>,
+    ) -> worker::Result<Vec<LogRow>> {
         let body = if with_bodies { "body" } else { "NULL" };
+        let only = if request_id.is_some() {
+            "AND request_id = ?"
+        } else {
+            ""
+        };
         let query = format!(
             "SELECT id, request_id, at, source, method, path, status, request_bytes, response_bytes,
-                duration_ms, outcome, {body}, body_cut
-             FROM log WHERE id < ? ORDER BY id DESC LIMIT ?"
+                duration_ms, outcome, {body}, body_cut, steps, delivery, error
+             FROM log WHERE id < ? {only} ORDER BY id DESC LIMIT ?"
         );
         let mut rows = Vec::new();
-        for row in self
-            .sql
-            .exec(
-                &query,
-                vec![before.unwrap_or(MAX_SAFE_INTEGER).into(), limit.into()],
-            )?
-            .raw()
-        {
+        let mut bindings: Vec<SqlStorageValue> = vec![before.unwrap_or(MAX_SAFE_INTEGER).into()];
+        if let Some(id) = request_id {
+            bindings.push(id.into());
+        }
+        bindings.push(limit.into());
+        for row in self.sql.exec(&query, bindings)?.raw() {
             let row = row?;
             let int = |i: usize| match row.get(i) {
                 Some(SqlStorageValue::Integer(n)) => *n,
@@ -313,6 +385,9 @@ impl Store {
                 outcome: text(10),
                 body: with_bodies.then(|| text(11)),
                 body_cut: int(12) != 0,
+                steps: int(13),
+                delivery: text(14),
+                error: text(15),
             });
         }
         Ok(rows)
@@ -328,6 +403,315 @@ impl Store {
             .exec("SELECT count(*) AS n FROM log", None)?
             .one::<Count>()?
             .n)
+    }
+}
+
+/// A stored outgoing request of a Request.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    pub id: i64,
+    pub request_id: String,
+    pub seq: i64,
+    /// `deliver` (to a destination of `To:`), `reply` (a reply passed on), `report` (to `Errors-To:`).
+    pub purpose: String,
+    pub destination: String,
+    pub outgoing: String,
+    pub body: Vec<u8>,
+    pub reply_to: String,
+    pub errors_to: String,
+    pub attempts: i64,
+    pub created_at: i64,
+}
+
+/// A delivery as the API shows it, with its attempts.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeliveryInfo {
+    pub seq: i64,
+    pub purpose: String,
+    pub destination: serde_json::Value,
+    pub state: String,
+    pub attempts: Vec<AttemptInfo>,
+    pub next_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AttemptInfo {
+    pub at: i64,
+    pub status: Option<i64>,
+    pub error: Option<String>,
+    pub duration_ms: i64,
+}
+
+impl Store {
+    /// Keeps a Request to be run by the alarm.
+    pub fn put_request(
+        &self,
+        request_id: &str,
+        received_at: i64,
+        meta: &str,
+        body: &[u8],
+    ) -> worker::Result<()> {
+        self.sql.exec(
+            "INSERT INTO requests (request_id, received_at, meta, body) VALUES (?, ?, ?, ?)",
+            vec![
+                request_id.into(),
+                received_at.into(),
+                meta.into(),
+                body.to_vec().into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The oldest Requests waiting to be run: (id, meta, body).
+    pub fn waiting_requests(&self, limit: i64) -> worker::Result<Vec<(String, String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        let cursor = self.sql.exec(
+            "SELECT request_id, meta, body FROM requests ORDER BY received_at, request_id LIMIT ?",
+            vec![limit.into()],
+        )?;
+        for row in cursor.raw() {
+            let row = row?;
+            let text = |i: usize| {
+                String::from_utf8_lossy(&row.get(i).map(value_bytes).unwrap_or_default())
+                    .into_owned()
+            };
+            out.push((
+                text(0),
+                text(1),
+                row.get(2).map(value_bytes).unwrap_or_default(),
+            ));
+        }
+        Ok(out)
+    }
+
+    pub fn remove_request(&self, request_id: &str) -> worker::Result<()> {
+        self.sql.exec(
+            "DELETE FROM requests WHERE request_id = ?",
+            vec![request_id.into()],
+        )?;
+        Ok(())
+    }
+
+    /// Adds an outgoing request; `seq` numbers the deliveries of one Request from 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_delivery(
+        &self,
+        request_id: &str,
+        purpose: &str,
+        destination: &str,
+        outgoing: &str,
+        body: &[u8],
+        reply_to: &str,
+        errors_to: &str,
+        now: i64,
+    ) -> worker::Result<()> {
+        self.sql.exec(
+            "INSERT INTO deliveries (request_id, seq, purpose, destination, outgoing, body, reply_to, errors_to,
+                state, attempts, created_at, next_at)
+             VALUES (?, (SELECT count(*) FROM deliveries WHERE request_id = ?), ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)",
+            vec![
+                request_id.into(),
+                request_id.into(),
+                purpose.into(),
+                destination.into(),
+                outgoing.into(),
+                body.to_vec().into(),
+                reply_to.into(),
+                errors_to.into(),
+                now.into(),
+                now.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Pending deliveries due at `now`, oldest first.
+    pub fn due_deliveries(&self, now: i64, limit: i64) -> worker::Result<Vec<Delivery>> {
+        let cursor = self.sql.exec(
+            "SELECT id, request_id, seq, purpose, destination, outgoing, body, reply_to, errors_to, state,
+                attempts, created_at, next_at
+             FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?",
+            vec![now.into(), limit.into()],
+        )?;
+        let mut out = Vec::new();
+        for row in cursor.raw() {
+            let row = row?;
+            let int = |i: usize| match row.get(i) {
+                Some(SqlStorageValue::Integer(n)) => *n,
+                Some(SqlStorageValue::Float(f)) => *f as i64,
+                _ => 0,
+            };
+            let text = |i: usize| {
+                String::from_utf8_lossy(&row.get(i).map(value_bytes).unwrap_or_default())
+                    .into_owned()
+            };
+            out.push(Delivery {
+                id: int(0),
+                request_id: text(1),
+                seq: int(2),
+                purpose: text(3),
+                destination: text(4),
+                outgoing: text(5),
+                body: row.get(6).map(value_bytes).unwrap_or_default(),
+                reply_to: text(7),
+                errors_to: text(8),
+                attempts: int(10),
+                created_at: int(11),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Records one attempt and where the delivery stands after it.
+    pub fn record_attempt(
+        &self,
+        delivery: &Delivery,
+        at: i64,
+        status: Option<u16>,
+        error: Option<&str>,
+        duration_ms: i64,
+        state: &str,
+        next_at: i64,
+    ) -> worker::Result<()> {
+        let status: SqlStorageValue = status.map(i64::from).into();
+        let error_value: SqlStorageValue = error.map(str::to_string).into();
+        self.sql.exec(
+            "INSERT INTO attempts (delivery_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
+            vec![delivery.id.into(), at.into(), status.clone(), error_value.clone(), duration_ms.into()],
+        )?;
+        self.sql.exec(
+            "UPDATE deliveries SET state = ?, attempts = attempts + 1, next_at = ?, last_status = ?, last_error = ?
+             WHERE id = ?",
+            vec![state.into(), next_at.into(), status, error_value, delivery.id.into()],
+        )?;
+        Ok(())
+    }
+
+    /// When the next pending delivery is due, if any is, or a Request waits.
+    pub fn next_due(&self) -> worker::Result<Option<i64>> {
+        #[derive(Deserialize)]
+        struct Next {
+            at: Option<i64>,
+        }
+        let waiting = self
+            .sql
+            .exec("SELECT min(received_at) AS at FROM requests", None)?
+            .one::<Next>()?
+            .at;
+        let due = self
+            .sql
+            .exec(
+                "SELECT min(next_at) AS at FROM deliveries WHERE state = 'pending'",
+                None,
+            )?
+            .one::<Next>()?
+            .at;
+        Ok(match (waiting, due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// Sets the log entry's delivery summary and error.
+    pub fn update_log(
+        &self,
+        request_id: &str,
+        delivery: &str,
+        error: Option<&str>,
+        steps: Option<u64>,
+    ) -> worker::Result<()> {
+        self.sql.exec(
+            "UPDATE log SET delivery = ?, error = coalesce(?, error), steps = coalesce(?, steps) WHERE request_id = ?",
+            vec![
+                delivery.into(),
+                error.map(str::to_string).into(),
+                steps.map(|s| s as i64).into(),
+                request_id.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The states of a Request's deliveries to destinations (not reports).
+    pub fn delivery_states(&self, request_id: &str) -> worker::Result<Vec<String>> {
+        let mut out = Vec::new();
+        let cursor = self.sql.exec(
+            "SELECT state FROM deliveries WHERE request_id = ? AND purpose != 'report' ORDER BY seq",
+            vec![request_id.into()],
+        )?;
+        for row in cursor.raw() {
+            if let Some(v) = row?.first() {
+                out.push(String::from_utf8_lossy(&value_bytes(v)).into_owned());
+            }
+        }
+        Ok(out)
+    }
+
+    /// A Request's deliveries with their attempts, for the API.
+    pub fn deliveries_of(&self, request_id: &str) -> worker::Result<Vec<DeliveryInfo>> {
+        let mut out = Vec::new();
+        let cursor = self.sql.exec(
+            "SELECT id, seq, purpose, destination, state, next_at FROM deliveries WHERE request_id = ? ORDER BY seq",
+            vec![request_id.into()],
+        )?;
+        for row in cursor.raw() {
+            let row = row?;
+            let int = |i: usize| match row.get(i) {
+                Some(SqlStorageValue::Integer(n)) => *n,
+                _ => 0,
+            };
+            let text = |i: usize| {
+                String::from_utf8_lossy(&row.get(i).map(value_bytes).unwrap_or_default())
+                    .into_owned()
+            };
+            let state = text(4);
+            let mut attempts = Vec::new();
+            let tries = self.sql.exec(
+                "SELECT at, status, error, duration_ms FROM attempts WHERE delivery_id = ? ORDER BY id",
+                vec![int(0).into()],
+            )?;
+            for attempt in tries.raw() {
+                let a = attempt?;
+                let num = |i: usize| match a.get(i) {
+                    Some(SqlStorageValue::Integer(n)) => Some(*n),
+                    _ => None,
+                };
+                let error = match a.get(2) {
+                    Some(SqlStorageValue::String(e)) => Some(e.clone()),
+                    _ => None,
+                };
+                attempts.push(AttemptInfo {
+                    at: num(0).unwrap_or(0),
+                    status: num(1),
+                    error,
+                    duration_ms: num(3).unwrap_or(0),
+                });
+            }
+            out.push(DeliveryInfo {
+                seq: int(1),
+                purpose: text(2),
+                destination: serde_json::from_str(&text(3)).unwrap_or(serde_json::Value::Null),
+                next_at: (state == "pending").then(|| int(5)),
+                state,
+                attempts,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Drops finished deliveries and their attempts whose Request has left the log.
+    fn forget_finished(&self) -> worker::Result<()> {
+        self.sql.exec(
+            "DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE state != 'pending'
+                AND request_id NOT IN (SELECT request_id FROM log))",
+            None,
+        )?;
+        self.sql.exec(
+            "DELETE FROM deliveries WHERE state != 'pending' AND request_id NOT IN (SELECT request_id FROM log)",
+            None,
+        )?;
+        Ok(())
     }
 }
 

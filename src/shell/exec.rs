@@ -1,0 +1,856 @@
+//! Execution: lists, pipelines, compound commands, simple commands, redirections, and
+//! the dispatch of a command name (special builtin, function, builtin, FIFO).
+//!
+//! Steps: one per simple command, one more per function call, one per loop pass, one per
+//! subshell, command substitution or `sh -c`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use super::ast::*;
+use super::cache::ScriptCache;
+use super::state::State;
+use crate::budget::{Budget, BYTES_PER_STEP};
+use crate::builtins::{self, Caches, Ctx, Input, Resources, Run};
+use crate::error::{Error, Resource, Status};
+use crate::host::Host;
+
+/// How deep function calls, subshells and substitutions may nest.
+pub const MAX_DEPTH: u32 = 200;
+
+/// Why execution unwinds.
+#[derive(Debug)]
+pub enum Ctl {
+    Break(u32),
+    Continue(u32),
+    Return(Status),
+    Exit(Status),
+    /// An expansion error (already reported): the shell exits with `top`, a subshell with
+    /// `sub` (bash's statuses).
+    Abort {
+        top: Status,
+        sub: Status,
+    },
+    Err(Error),
+}
+
+impl From<Error> for Ctl {
+    fn from(e: Error) -> Ctl {
+        Ctl::Err(e)
+    }
+}
+
+pub type R<T = Status> = Result<T, Ctl>;
+
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Where a command's standard streams go: indexes into the inputs and sinks; `None` is
+/// `/dev/null`.
+#[derive(Debug, Clone, Copy)]
+pub struct Io {
+    pub stdin: usize,
+    pub out: Option<usize>,
+    pub err: Option<usize>,
+}
+
+pub struct Exec<'s> {
+    pub host: &'s dyn Host,
+    pub caches: &'s mut Caches,
+    pub scripts: &'s mut ScriptCache,
+    pub budget: Budget,
+    pub st: State,
+    /// Output buffers: 0 is the script's stdout, 1 its stderr, then pipes and
+    /// substitutions, used as a stack.
+    pub sinks: Vec<Vec<u8>>,
+    /// Inputs: 0 is the script's stdin, then pipes and here-documents, as a stack.
+    pub inputs: Vec<Input>,
+    pub resources: Resources,
+    pub subrequests: u32,
+    pub max_subrequests: u32,
+    pub depth: u32,
+    /// Inside a condition (`if`, `while`, `&&`, `!`...): `set -e` does not apply.
+    pub cond: u32,
+    pub line: u32,
+    /// The status of the last command substitution in the current simple command.
+    pub subst_status: Option<Status>,
+    /// The script ended by `exit` or an error, not by running to its end.
+    pub exited: bool,
+    /// The lowest stack address seen at a nesting level (see [`Exec::enter`]).
+    pub stack_low: usize,
+}
+
+impl<'s> Exec<'s> {
+    pub fn new(
+        host: &'s dyn Host,
+        caches: &'s mut Caches,
+        scripts: &'s mut ScriptCache,
+        budget: Budget,
+    ) -> Self {
+        Exec {
+            host,
+            caches,
+            scripts,
+            budget,
+            st: State::default(),
+            sinks: vec![Vec::new(), Vec::new()],
+            inputs: vec![Input::default()],
+            resources: Resources::new(),
+            subrequests: 0,
+            max_subrequests: 0,
+            depth: 0,
+            cond: 0,
+            line: 1,
+            subst_status: None,
+            exited: false,
+            stack_low: usize::MAX,
+        }
+    }
+
+    pub fn write(&mut self, to: Option<usize>, bytes: &[u8]) {
+        if let Some(i) = to {
+            if let Some(s) = self.sinks.get_mut(i) {
+                s.extend_from_slice(bytes);
+            }
+        }
+    }
+
+    /// Writes `sh: line N: MSG` to the command's stderr.
+    pub fn diag(&mut self, io: Io, msg: &str) {
+        let text = format!("sh: line {}: {msg}\n", self.line);
+        self.write(io.err, text.as_bytes());
+    }
+
+    pub fn enter(&mut self) -> R<()> {
+        // Where the stack is now: for measuring how much one level of nesting takes.
+        let probe = 0u8;
+        let here = std::ptr::addr_of!(probe) as usize;
+        self.stack_low = self.stack_low.min(here);
+        if self.depth >= MAX_DEPTH {
+            return Err(Ctl::Err(Error::Fatal(format!(
+                "sh: line {}: maximum nesting depth of {MAX_DEPTH} exceeded (function calls, subshells and substitutions)",
+                self.line
+            ))));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    pub fn list_boxed<'a>(&'a mut self, list: &'a [AndOr], io: Io) -> Boxed<'a, R> {
+        Box::pin(self.list(list, io))
+    }
+
+    pub async fn list(&mut self, list: &[AndOr], io: Io) -> R {
+        let mut status = 0;
+        for ao in list {
+            status = self.and_or(ao, io).await?;
+        }
+        Ok(status)
+    }
+
+    async fn and_or(&mut self, ao: &AndOr, io: Io) -> R {
+        let n = ao.rest.len();
+        let mut status = self.pipeline(&ao.first, io, n > 0).await?;
+        for (i, (and, p)) in ao.rest.iter().enumerate() {
+            if *and == (status == 0) {
+                status = self.pipeline(p, io, i + 1 < n).await?;
+            }
+        }
+        Ok(status)
+    }
+
+    async fn pipeline(&mut self, p: &Pipeline, io: Io, not_last: bool) -> R {
+        let guarded = not_last || p.bang;
+        if guarded {
+            self.cond += 1;
+        }
+        let r = self.pipeline_inner(p, io).await;
+        if guarded {
+            self.cond -= 1;
+        }
+        let mut status = r?;
+        if p.bang {
+            status = i32::from(status == 0);
+        }
+        self.st.status = status;
+        if status != 0 && !guarded && self.cond == 0 && self.st.errexit {
+            return Err(Ctl::Exit(status));
+        }
+        Ok(status)
+    }
+
+    async fn pipeline_inner(&mut self, p: &Pipeline, io: Io) -> R {
+        if p.cmds.len() == 1 {
+            return self.command(&p.cmds[0], io).await;
+        }
+        let in_mark = self.inputs.len();
+        let mut stdin = io.stdin;
+        let mut status = 0;
+        let mut failed = 0;
+        let n = p.cmds.len();
+        for (i, cmd) in p.cmds.iter().enumerate() {
+            let last = i + 1 == n;
+            let out = if last {
+                io.out
+            } else {
+                self.sinks.push(Vec::new());
+                Some(self.sinks.len() - 1)
+            };
+            let stage = Io {
+                stdin,
+                out,
+                err: io.err,
+            };
+            let saved = self.st.clone();
+            let r = match self.enter() {
+                Ok(()) => {
+                    let r = self.command(cmd, stage).await;
+                    self.depth -= 1;
+                    r
+                }
+                Err(e) => Err(e),
+            };
+            self.st = saved;
+            let r = sub_status(r);
+            let s = match r {
+                Ok(s) => s,
+                Err(e) => {
+                    self.inputs.truncate(in_mark);
+                    if let Some(o) = out.filter(|_| !last) {
+                        self.sinks.truncate(o);
+                    }
+                    return Err(e);
+                }
+            };
+            status = s;
+            if s != 0 {
+                failed = s;
+            }
+            if let Some(o) = out.filter(|_| !last) {
+                let bytes = std::mem::take(&mut self.sinks[o]);
+                self.sinks.truncate(o);
+                self.inputs.push(Input::new(bytes));
+                stdin = self.inputs.len() - 1;
+            }
+        }
+        self.inputs.truncate(in_mark);
+        if self.st.pipefail && status == 0 {
+            status = failed;
+        }
+        Ok(status)
+    }
+
+    pub async fn command(&mut self, c: &Command, io: Io) -> R {
+        match c {
+            Command::Simple(s) => self.simple(s, io).await,
+            Command::Compound(c, redirs) => {
+                if redirs.is_empty() {
+                    return self.compound(c, io).await;
+                }
+                let in_mark = self.inputs.len();
+                let r = match self.redirect(redirs, io).await {
+                    Ok(Ok(io)) => self.compound(c, io).await,
+                    Ok(Err(status)) => Ok(status),
+                    Err(e) => Err(e),
+                };
+                self.inputs.truncate(in_mark);
+                r
+            }
+            Command::FuncDef(f) => {
+                Rc::make_mut(&mut self.st.funcs).insert(f.name.clone(), f.clone());
+                Ok(0)
+            }
+        }
+    }
+
+    pub fn compound<'a>(&'a mut self, c: &'a Compound, io: Io) -> Boxed<'a, R> {
+        Box::pin(async move {
+            self.enter()?;
+            let r = self.compound_inner(c, io).await;
+            self.depth -= 1;
+            r
+        })
+    }
+
+    async fn compound_inner(&mut self, c: &Compound, io: Io) -> R {
+        {
+            match c {
+                Compound::Group(list) => self.list(list, io).await,
+                Compound::Subshell(list) => {
+                    self.budget.spend(1)?;
+                    self.enter()?;
+                    let saved = self.st.clone();
+                    let r = self.list(list, io).await;
+                    self.st = saved;
+                    self.depth -= 1;
+                    sub_status(r)
+                }
+                Compound::If { arms, otherwise } => {
+                    for (cond, body) in arms {
+                        self.cond += 1;
+                        let r = self.list(cond, io).await;
+                        self.cond -= 1;
+                        if r? == 0 {
+                            return self.list(body, io).await;
+                        }
+                    }
+                    match otherwise {
+                        Some(body) => self.list(body, io).await,
+                        None => Ok(0),
+                    }
+                }
+                Compound::Loop { until, cond, body } => {
+                    self.st.loops += 1;
+                    let r = self.run_loop(*until, cond, body, io).await;
+                    self.st.loops -= 1;
+                    r
+                }
+                Compound::For { var, words, body } => {
+                    let items = match words {
+                        Some(ws) => self.expand_words(ws, io).await?,
+                        None => self.st.params.to_vec(),
+                    };
+                    self.st.loops += 1;
+                    let r = self.run_for(var, items, body, io).await;
+                    self.st.loops -= 1;
+                    r
+                }
+                Compound::Case { word, arms } => {
+                    let w = self.expand_string(word, io).await?;
+                    let mut status = 0;
+                    let mut i = 0;
+                    let mut fall = false;
+                    while i < arms.len() {
+                        let arm = &arms[i];
+                        i += 1;
+                        let mut hit = fall;
+                        if !hit {
+                            for p in &arm.patterns {
+                                let pat = self.expand_pattern(p, io).await?;
+                                self.budget.spend(w.len() as u64 / BYTES_PER_STEP)?;
+                                if pat.matches(&w) {
+                                    hit = true;
+                                    break;
+                                }
+                            }
+                        }
+                        if !hit {
+                            continue;
+                        }
+                        status = self.list(&arm.body, io).await?;
+                        match arm.end {
+                            CaseEnd::Break => break,
+                            CaseEnd::FallThrough => fall = true,
+                            CaseEnd::Continue => fall = false,
+                        }
+                    }
+                    Ok(status)
+                }
+            }
+        }
+    }
+
+    async fn run_loop(&mut self, until: bool, cond: &[AndOr], body: &[AndOr], io: Io) -> R {
+        let mut status = 0;
+        loop {
+            self.budget.spend(1)?;
+            self.cond += 1;
+            let c = self.list(cond, io).await;
+            self.cond -= 1;
+            let c = match c {
+                Ok(c) => c,
+                Err(Ctl::Break(n)) if n > 1 => return Err(Ctl::Break(n - 1)),
+                Err(Ctl::Break(_)) => return Ok(0),
+                Err(Ctl::Continue(n)) if n > 1 => return Err(Ctl::Continue(n - 1)),
+                Err(Ctl::Continue(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            if (c == 0) == until {
+                return Ok(status);
+            }
+            match self.list(body, io).await {
+                Ok(s) => status = s,
+                Err(Ctl::Break(n)) if n > 1 => return Err(Ctl::Break(n - 1)),
+                Err(Ctl::Break(_)) => return Ok(0),
+                Err(Ctl::Continue(n)) if n > 1 => return Err(Ctl::Continue(n - 1)),
+                Err(Ctl::Continue(_)) => status = 0,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn run_for(&mut self, var: &[u8], items: Vec<Vec<u8>>, body: &[AndOr], io: Io) -> R {
+        let mut status = 0;
+        for item in items {
+            self.budget.spend(1)?;
+            if let Err(msg) = self.st.set(var, item) {
+                self.diag(io, &msg);
+                return Err(Ctl::Abort { top: 1, sub: 1 });
+            }
+            match self.list(body, io).await {
+                Ok(s) => status = s,
+                Err(Ctl::Break(n)) if n > 1 => return Err(Ctl::Break(n - 1)),
+                Err(Ctl::Break(_)) => return Ok(0),
+                Err(Ctl::Continue(n)) if n > 1 => return Err(Ctl::Continue(n - 1)),
+                Err(Ctl::Continue(_)) => status = 0,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(status)
+    }
+
+    /// Applies redirections to `io`: `Ok(Err(status))` when one fails (reported).
+    /// Inputs it pushes are the caller's to truncate.
+    pub async fn redirect(&mut self, redirs: &[Redir], mut io: Io) -> R<Result<Io, Status>> {
+        for r in redirs {
+            let fd = r.fd.unwrap_or(match r.op {
+                RedirOp::In | RedirOp::DupIn | RedirOp::HereDoc | RedirOp::ReadWrite => 0,
+                _ => 1,
+            });
+            let target = match &r.target {
+                RedirTarget::Here(cell) => {
+                    let body = match cell.get() {
+                        Some(w) => self.expand_quoted(w, io).await?,
+                        None => Vec::new(),
+                    };
+                    if fd != 0 {
+                        self.diag(
+                            io,
+                            &format!("{fd}: here-documents only go to standard input"),
+                        );
+                        return Ok(Err(1));
+                    }
+                    self.inputs.push(Input::new(body));
+                    io.stdin = self.inputs.len() - 1;
+                    continue;
+                }
+                RedirTarget::Word(w) => self.expand_string(w, io).await?,
+            };
+            if fd > 2 {
+                self.diag(
+                    io,
+                    &format!("{fd}: bad file descriptor (only 0, 1 and 2 exist)"),
+                );
+                return Ok(Err(1));
+            }
+            let t = target.as_slice();
+            let sink_of = |io: &Io, t: &[u8]| -> Option<Option<usize>> {
+                match t {
+                    b"/dev/null" => Some(None),
+                    b"/dev/stdout" | b"/dev/fd/1" => Some(io.out),
+                    b"/dev/stderr" | b"/dev/fd/2" => Some(io.err),
+                    _ => None,
+                }
+            };
+            let ok = match r.op {
+                RedirOp::In | RedirOp::ReadWrite => match t {
+                    b"/dev/null" => {
+                        self.inputs.push(Input::default());
+                        io.stdin = self.inputs.len() - 1;
+                        true
+                    }
+                    b"/dev/stdin" | b"/dev/fd/0" => true,
+                    _ => false,
+                },
+                RedirOp::DupIn => match t {
+                    b"0" => true,
+                    b"-" => {
+                        self.inputs.push(Input::default());
+                        io.stdin = self.inputs.len() - 1;
+                        true
+                    }
+                    _ => {
+                        self.diag(
+                            io,
+                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
+                        );
+                        return Ok(Err(1));
+                    }
+                },
+                RedirOp::Out | RedirOp::Append => match sink_of(&io, t) {
+                    Some(s) => {
+                        set_fd(&mut io, fd, s);
+                        true
+                    }
+                    None => false,
+                },
+                RedirOp::OutErr => match sink_of(&io, t) {
+                    Some(s) => {
+                        io.out = s;
+                        io.err = s;
+                        true
+                    }
+                    None => false,
+                },
+                RedirOp::DupOut => match t {
+                    b"1" => {
+                        let s = io.out;
+                        set_fd(&mut io, fd, s);
+                        true
+                    }
+                    b"2" => {
+                        let s = io.err;
+                        set_fd(&mut io, fd, s);
+                        true
+                    }
+                    b"-" => {
+                        set_fd(&mut io, fd, None);
+                        true
+                    }
+                    _ if t.iter().all(u8::is_ascii_digit) && !t.is_empty() => {
+                        self.diag(
+                            io,
+                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
+                        );
+                        return Ok(Err(1));
+                    }
+                    _ => match sink_of(&io, t) {
+                        Some(s) if r.fd.is_none() => {
+                            io.out = s;
+                            io.err = s;
+                            true
+                        }
+                        Some(s) => {
+                            set_fd(&mut io, fd, s);
+                            true
+                        }
+                        None => false,
+                    },
+                },
+                RedirOp::HereDoc => true,
+            };
+            if !ok {
+                self.diag(
+                    io,
+                    &format!(
+                        "{}: cannot open: there is no file system (only /dev/null, /dev/stdin, /dev/stdout and /dev/stderr)",
+                        String::from_utf8_lossy(t)
+                    ),
+                );
+                return Ok(Err(1));
+            }
+        }
+        Ok(Ok(io))
+    }
+
+    async fn simple(&mut self, s: &Simple, io: Io) -> R {
+        self.budget.spend(1)?;
+        self.line = s.line;
+        self.subst_status = None;
+        let argv = self.expand_words(&s.words, io).await?;
+        let in_mark = self.inputs.len();
+        let r = self.simple_redirected(s, argv, io).await;
+        self.inputs.truncate(in_mark);
+        r
+    }
+
+    async fn simple_redirected(&mut self, s: &Simple, argv: Vec<Vec<u8>>, io: Io) -> R {
+        let io = if s.redirs.is_empty() {
+            io
+        } else {
+            match self.redirect(&s.redirs, io).await? {
+                Ok(io) => io,
+                Err(status) => return Ok(status),
+            }
+        };
+        if argv.is_empty() {
+            for a in &s.assigns {
+                let v = self.assign_value(a, io).await?;
+                if let Err(msg) = self.st.set(&a.name, v) {
+                    self.diag(io, &msg);
+                    return Err(Ctl::Abort { top: 1, sub: 1 });
+                }
+            }
+            return Ok(self.subst_status.unwrap_or(0));
+        }
+        if s.assigns.is_empty() {
+            return self.dispatch(&argv, io, true).await;
+        }
+        // Assignments before a command hold for that command only, exported.
+        let mut saved = Vec::with_capacity(s.assigns.len());
+        for a in &s.assigns {
+            let v = self.assign_value(a, io).await?;
+            if let Some(old) = self.st.vars.get(&a.name) {
+                if old.readonly {
+                    self.diag(
+                        io,
+                        &format!("{}: readonly variable", String::from_utf8_lossy(&a.name)),
+                    );
+                    self.st.restore(saved);
+                    return Err(Ctl::Abort { top: 1, sub: 1 });
+                }
+            }
+            saved.push((a.name.clone(), self.st.vars.get(&a.name).cloned()));
+            let var = self.st.var_mut(&a.name);
+            var.value = Some(v);
+            var.exported = true;
+        }
+        let r = self.dispatch(&argv, io, true).await;
+        self.st.restore(saved);
+        r
+    }
+
+    async fn assign_value(&mut self, a: &Assign, io: Io) -> R<Vec<u8>> {
+        let v = self.expand_string(&a.value, io).await?;
+        if a.append {
+            let mut old = self.st.get(&a.name).map(<[u8]>::to_vec).unwrap_or_default();
+            old.extend_from_slice(&v);
+            return Ok(old);
+        }
+        Ok(v)
+    }
+
+    /// Runs a command by name: special builtin, function, builtin, FIFO, or not found.
+    pub async fn dispatch(&mut self, argv: &[Vec<u8>], io: Io, functions: bool) -> R {
+        let name = argv[0].as_slice();
+        if super::special::is_special(name) {
+            return self.special(argv, io).await;
+        }
+        if functions {
+            if let Some(f) = self.st.func(name) {
+                return self.call_function(f, argv, io).await;
+            }
+        }
+        if let Some(tool) = builtins::lookup(name) {
+            return self.builtin(tool, argv, io).await;
+        }
+        if is_fifo_name(name) {
+            if let Some(status) = self.call_fifo(argv, io).await? {
+                return Ok(status);
+            }
+        }
+        self.diag(
+            io,
+            &format!("{}: command not found", String::from_utf8_lossy(name)),
+        );
+        Ok(127)
+    }
+
+    async fn call_function(&mut self, f: Rc<FuncDef>, argv: &[Vec<u8>], io: Io) -> R {
+        self.budget.spend(1)?;
+        self.enter()?;
+        let params = std::mem::replace(&mut self.st.params, Rc::new(argv[1..].to_vec()));
+        self.st.frames.push(Vec::new());
+        let in_mark = self.inputs.len();
+        let r = if f.redirs.is_empty() {
+            self.compound(&f.body, io).await
+        } else {
+            match self.redirect(&f.redirs, io).await {
+                Ok(Ok(io)) => self.compound(&f.body, io).await,
+                Ok(Err(s)) => Ok(s),
+                Err(e) => Err(e),
+            }
+        };
+        self.inputs.truncate(in_mark);
+        let frame = self.st.frames.pop().unwrap_or_default();
+        self.st.restore(frame);
+        self.st.params = params;
+        self.depth -= 1;
+        match r {
+            Err(Ctl::Return(s)) => Ok(s),
+            r => r,
+        }
+    }
+
+    /// Runs a builtin from the table, fetching what it needs and running it again.
+    async fn builtin(&mut self, tool: Run, argv: &[Vec<u8>], io: Io) -> R {
+        // A builtin can only need a fetch when an operand names a URL or a backend file
+        // (both have a colon): then keep stdin as it was, to run it again from the start.
+        let may_fetch =
+            argv.iter().any(|a| memchr::memchr(b':', a).is_some()) || argv[0] == b"curl";
+        let mut fetched = 0u32;
+        loop {
+            let snapshot = may_fetch.then(|| self.inputs[io.stdin].clone());
+            let used = self.budget.used();
+            let out_len = io.out.map(|i| self.sinks[i].len());
+            let err_len = io.err.map(|i| self.sinks[i].len());
+            match self.run_tool(tool, argv, io) {
+                Ok(s) => return Ok(s),
+                Err(Error::Need(res)) => {
+                    if let Some(s) = snapshot {
+                        self.inputs[io.stdin] = s;
+                    }
+                    if let (Some(i), Some(n)) = (io.out, out_len) {
+                        self.sinks[i].truncate(n);
+                    }
+                    if let (Some(i), Some(n)) = (io.err, err_len) {
+                        self.sinks[i].truncate(n);
+                    }
+                    self.budget.rewind(used);
+                    fetched += 1;
+                    if self.resources.contains_key(&res) || fetched > 1000 {
+                        return Err(Ctl::Err(Error::Fatal(format!(
+                            "sh: {}: asked again for a resource it was given",
+                            String::from_utf8_lossy(&argv[0])
+                        ))));
+                    }
+                    self.fetch(res).await?;
+                }
+                Err(Error::BrokenPipe) => return Ok(141),
+                Err(e) => return Err(Ctl::Err(e)),
+            }
+        }
+    }
+
+    fn run_tool(&mut self, tool: Run, argv: &[Vec<u8>], io: Io) -> crate::error::Result<Status> {
+        let mut tmp_out = Vec::new();
+        let mut tmp_err = Vec::new();
+        let same = io.out.is_some() && io.out == io.err;
+        let mut out = match io.out {
+            Some(i) => std::mem::take(&mut self.sinks[i]),
+            None => Vec::new(),
+        };
+        let mut err = match io.err {
+            Some(i) if !same => std::mem::take(&mut self.sinks[i]),
+            _ => Vec::new(),
+        };
+        let out_start = out.len();
+        let r = {
+            let mut ctx = Ctx {
+                stdin: &mut self.inputs[io.stdin],
+                stdout: if io.out.is_some() {
+                    &mut out
+                } else {
+                    &mut tmp_out
+                },
+                stderr: if io.err.is_some() && !same {
+                    &mut err
+                } else {
+                    &mut tmp_err
+                },
+                budget: &mut self.budget,
+                vars: &self.st,
+                host: self.host,
+                caches: self.caches,
+                resources: &self.resources,
+            };
+            tool(&mut ctx, argv)
+        };
+        if same {
+            // Both streams to one place: a tool writing to a pipe flushes its buffered
+            // stdout at exit, after its unbuffered stderr.
+            if !tmp_err.is_empty() {
+                out.splice(out_start..out_start, tmp_err);
+            }
+        }
+        if let Some(i) = io.out {
+            self.sinks[i] = out;
+        }
+        if let Some(i) = io.err.filter(|_| !same) {
+            self.sinks[i] = err;
+        }
+        r
+    }
+
+    pub async fn fetch(&mut self, res: Resource) -> R<()> {
+        match &res {
+            Resource::Http(req) => {
+                self.count_subrequest()?;
+                let answer = self.host.fetch(req.clone()).await.map(Rc::new);
+                self.resources.insert(res, answer);
+            }
+            Resource::FifoFile { .. } => {
+                self.resources
+                    .insert(res, Err("backend files are not supported yet".into()));
+            }
+        }
+        Ok(())
+    }
+
+    fn count_subrequest(&mut self) -> R<()> {
+        if self.subrequests >= self.max_subrequests {
+            return Err(Ctl::Err(Error::Fatal(format!(
+                "sh: line {}: subrequest limit of {} exceeded",
+                self.line, self.max_subrequests
+            ))));
+        }
+        self.subrequests += 1;
+        Ok(())
+    }
+
+    /// Runs FIFO `argv[0]`; `None` when there is no such FIFO.
+    async fn call_fifo(&mut self, argv: &[Vec<u8>], io: Io) -> R<Option<Status>> {
+        let name = String::from_utf8_lossy(&argv[0]).into_owned();
+        self.count_subrequest()?;
+        let stdin = self.inputs[io.stdin].read_all();
+        self.budget.spend_bytes(stdin.len())?;
+        match self.host.call_fifo(&name, &argv[1..], stdin).await {
+            Ok(None) => {
+                // Not a FIFO: it costs no subrequest.
+                self.subrequests -= 1;
+                Ok(None)
+            }
+            Ok(Some(ans)) => {
+                self.budget.spend_bytes(ans.stdout.len())?;
+                self.write(io.out, &ans.stdout);
+                self.write(io.err, &ans.stderr);
+                Ok(Some(ans.status))
+            }
+            Err(msg) => {
+                self.diag(io, &format!("{name}: {msg}"));
+                Ok(Some(1))
+            }
+        }
+    }
+
+    /// `$(...)`: runs in a subshell and gives its output without trailing newlines.
+    pub fn command_subst<'a>(&'a mut self, script: &'a Script, io: Io) -> Boxed<'a, R<Vec<u8>>> {
+        Box::pin(async move {
+            self.budget.spend(1)?;
+            self.enter()?;
+            self.sinks.push(Vec::new());
+            let idx = self.sinks.len() - 1;
+            let saved = self.st.clone();
+            let line = self.line;
+            let r = self
+                .list(
+                    &script.body,
+                    Io {
+                        stdin: io.stdin,
+                        out: Some(idx),
+                        err: io.err,
+                    },
+                )
+                .await;
+            self.st = saved;
+            self.line = line;
+            self.depth -= 1;
+            let mut out = std::mem::take(&mut self.sinks[idx]);
+            self.sinks.truncate(idx);
+            let status = sub_status(r)?;
+            self.subst_status = Some(status);
+            self.st.status = status;
+            while out.last() == Some(&b'\n') {
+                out.pop();
+            }
+            Ok(out)
+        })
+    }
+}
+
+fn set_fd(io: &mut Io, fd: u32, sink: Option<usize>) {
+    match fd {
+        1 => io.out = sink,
+        2 => io.err = sink,
+        _ => {}
+    }
+}
+
+/// What a subshell's end means to its parent.
+pub fn sub_status(r: R) -> R {
+    match r {
+        Ok(s) | Err(Ctl::Exit(s)) | Err(Ctl::Return(s)) => Ok(s),
+        Err(Ctl::Break(_)) | Err(Ctl::Continue(_)) => Ok(0),
+        Err(Ctl::Abort { sub, .. }) => Ok(sub),
+        Err(e) => Err(e),
+    }
+}
+
+/// A FIFO's name: `^[a-z0-9][a-z0-9-]{0,62}$`.
+pub fn is_fifo_name(name: &[u8]) -> bool {
+    (1..=63).contains(&name.len())
+        && matches!(name[0], b'a'..=b'z' | b'0'..=b'9')
+        && name
+            .iter()
+            .all(|&c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+}

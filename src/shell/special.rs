@@ -1,0 +1,895 @@
+//! Special builtins: the commands that read or change the shell's own state (`set`,
+//! `unset`, `export`, `readonly`, `local`, `exit`, `return`, `break`, `continue`,
+//! `shift`, `read`, `eval`, `sh`, `command`, `type`, ...). Each costs the one step of
+//! its simple command; `read` also one per 64 bytes read, `sh -c` one for its subshell.
+
+use std::rc::Rc;
+
+use super::exec::{sub_status, Ctl, Exec, Io, R};
+use super::lex::is_name;
+use super::state::{State, Var};
+use crate::budget::BYTES_PER_STEP;
+use crate::builtins;
+use crate::error::Status;
+
+/// Sorted, for binary search.
+const SPECIALS: &[&str] = &[
+    ".", ":", "bash", "break", "builtin", "cd", "command", "continue", "declare", "eval", "exec",
+    "exit", "export", "getopts", "let", "local", "pwd", "read", "readonly", "return", "set", "sh",
+    "shift", "shopt", "source", "trap", "type", "typeset", "umask", "unset", "wait",
+];
+
+pub fn is_special(name: &[u8]) -> bool {
+    std::str::from_utf8(name).is_ok_and(|n| SPECIALS.binary_search(&n).is_ok())
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A decimal argument as bash reads it (`exit 300` is 44 later, `-1` is allowed).
+fn number(b: &[u8]) -> Option<i64> {
+    let s = std::str::from_utf8(b).ok()?.trim();
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let v: i64 = digits.parse().ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// Quotes a value for `set` and `export -p` output, as bash does.
+fn quote_value(v: &[u8]) -> Vec<u8> {
+    let plain = !v.is_empty()
+        && v.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || b"_-./:,+=@%^".contains(&c));
+    if plain {
+        return v.to_vec();
+    }
+    let mut out = vec![b'\''];
+    for &c in v {
+        if c == b'\'' {
+            out.extend_from_slice(b"'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+fn dq_value(v: &[u8]) -> Vec<u8> {
+    let mut out = vec![b'"'];
+    for &c in v {
+        if matches!(c, b'"' | b'\\' | b'$' | b'`') {
+            out.push(b'\\');
+        }
+        out.push(c);
+    }
+    out.push(b'"');
+    out
+}
+
+impl Exec<'_> {
+    pub async fn special(&mut self, argv: &[Vec<u8>], io: Io) -> R {
+        let args = &argv[1..];
+        match argv[0].as_slice() {
+            b":" => Ok(0),
+            b"break" | b"continue" => self.loop_control(argv, io),
+            b"return" => {
+                if self.st.frames.is_empty() {
+                    self.diag(
+                        io,
+                        "return: can only `return' from a function or sourced script",
+                    );
+                    return Ok(args
+                        .first()
+                        .and_then(|a| number(a))
+                        .map_or(1, |n| (n & 0xff) as Status));
+                }
+                let status = match args.first() {
+                    None => self.st.status,
+                    Some(a) => match number(a) {
+                        Some(n) => (n & 0xff) as Status,
+                        None => {
+                            self.diag(
+                                io,
+                                &format!("return: {}: numeric argument required", text(a)),
+                            );
+                            2
+                        }
+                    },
+                };
+                Err(Ctl::Return(status))
+            }
+            b"exit" => {
+                let status = match args.first() {
+                    None => self.st.status,
+                    Some(a) => match number(a) {
+                        Some(n) => (n & 0xff) as Status,
+                        None => {
+                            self.diag(io, &format!("exit: {}: numeric argument required", text(a)));
+                            2
+                        }
+                    },
+                };
+                Err(Ctl::Exit(status))
+            }
+            b"set" => self.set(args, io),
+            b"shift" => {
+                let n = match args.first() {
+                    None => 1,
+                    Some(a) => match number(a) {
+                        Some(n) if n >= 0 => n as usize,
+                        Some(_) => {
+                            self.diag(io, &format!("shift: {}: shift count out of range", text(a)));
+                            return Ok(1);
+                        }
+                        None => {
+                            self.diag(
+                                io,
+                                &format!("shift: {}: numeric argument required", text(a)),
+                            );
+                            return Ok(1);
+                        }
+                    },
+                };
+                if n > self.st.params.len() {
+                    return Ok(1);
+                }
+                Rc::make_mut(&mut self.st.params).drain(..n);
+                Ok(0)
+            }
+            b"unset" => {
+                let mut funcs = false;
+                let mut status = 0;
+                let mut names = args;
+                while let Some(a) = names.first() {
+                    match a.as_slice() {
+                        b"-f" => funcs = true,
+                        b"-v" => funcs = false,
+                        b"--" => {
+                            names = &names[1..];
+                            break;
+                        }
+                        _ => break,
+                    }
+                    names = &names[1..];
+                }
+                for n in names {
+                    if funcs {
+                        Rc::make_mut(&mut self.st.funcs).remove(n);
+                        continue;
+                    }
+                    if !is_name(n) {
+                        self.diag(io, &format!("unset: `{}': not a valid identifier", text(n)));
+                        status = 1;
+                        continue;
+                    }
+                    if let Err(msg) = self.st.unset(n) {
+                        self.diag(io, &format!("unset: {msg}"));
+                        status = 1;
+                    }
+                }
+                Ok(status)
+            }
+            b"export" | b"readonly" | b"declare" | b"typeset" | b"local" => self.declare(argv, io),
+            b"read" => self.read(args, io),
+            b"eval" => {
+                if args.is_empty() {
+                    return Ok(0);
+                }
+                let src = args.join(&b' ');
+                let parsed = self.scripts.get(&src);
+                match &*parsed {
+                    Ok(script) => {
+                        let r = self.list_boxed(&script.body, io).await;
+                        drop(parsed);
+                        r
+                    }
+                    Err(failed) => {
+                        let r = self.list_boxed(&failed.prefix.body, io).await;
+                        r?;
+                        let msg = failed.error.to_string();
+                        self.write(io.err, format!("sh: eval: {msg}\n").as_bytes());
+                        Ok(2)
+                    }
+                }
+            }
+            b"sh" | b"bash" => self.sh(args, io).await,
+            b"command" | b"builtin" => {
+                let mut rest = args;
+                let mut mode = 0u8;
+                while let Some(a) = rest.first() {
+                    match a.as_slice() {
+                        b"-v" => mode = b'v',
+                        b"-V" => mode = b'V',
+                        b"-p" => {}
+                        b"--" => {
+                            rest = &rest[1..];
+                            break;
+                        }
+                        _ => break,
+                    }
+                    rest = &rest[1..];
+                }
+                if rest.is_empty() {
+                    return Ok(0);
+                }
+                if mode != 0 {
+                    return Ok(self.describe(rest, io, mode));
+                }
+                Box::pin(self.dispatch(rest, io, false)).await
+            }
+            b"type" => {
+                let (mode, names) = match args.first().map(Vec::as_slice) {
+                    Some(b"-t") => (b't', &args[1..]),
+                    _ => (b'V', args),
+                };
+                Ok(self.describe(names, io, mode))
+            }
+            b"let" => {
+                let mut v = 0;
+                for a in args {
+                    v = self.arith(a, io)?;
+                }
+                Ok(i32::from(v == 0))
+            }
+            b"exec" => {
+                if args.is_empty() {
+                    return Ok(0);
+                }
+                let status = Box::pin(self.dispatch(args, io, true)).await?;
+                Err(Ctl::Exit(status))
+            }
+            b"wait" | b"trap" | b"shopt" | b"umask" => Ok(0),
+            b"pwd" => {
+                self.write(io.out, b"/\n");
+                Ok(0)
+            }
+            b"cd" => {
+                self.diag(io, "cd: there is no file system");
+                Ok(1)
+            }
+            b"." | b"source" => {
+                self.diag(
+                    io,
+                    &format!(
+                        "{}: there is no file system to read scripts from",
+                        text(&argv[0])
+                    ),
+                );
+                Ok(1)
+            }
+            b"getopts" => self.getopts(args, io),
+            _ => Ok(0),
+        }
+    }
+
+    fn loop_control(&mut self, argv: &[Vec<u8>], io: Io) -> R {
+        let name = text(&argv[0]);
+        let n = match argv.get(1) {
+            None => 1,
+            Some(a) => match number(a) {
+                Some(n) if n >= 1 => n.min(i64::from(u32::MAX)) as u32,
+                Some(_) => {
+                    self.diag(io, &format!("{name}: {}: loop count out of range", text(a)));
+                    return Ok(1);
+                }
+                None => {
+                    self.diag(
+                        io,
+                        &format!("{name}: {}: numeric argument required", text(a)),
+                    );
+                    return Ok(1);
+                }
+            },
+        };
+        if self.st.loops == 0 {
+            self.diag(
+                io,
+                &format!("{name}: only meaningful in a `for', `while', or `until' loop"),
+            );
+            return Ok(0);
+        }
+        let n = n.min(self.st.loops);
+        Err(if argv[0] == b"break" {
+            Ctl::Break(n)
+        } else {
+            Ctl::Continue(n)
+        })
+    }
+
+    fn describe(&mut self, names: &[Vec<u8>], io: Io, mode: u8) -> Status {
+        let mut status = 0;
+        for n in names {
+            let kind = if super::special::is_special(n) || builtins::lookup(n).is_some() {
+                Some("builtin")
+            } else if self.st.funcs.contains_key(n) {
+                Some("function")
+            } else {
+                None
+            };
+            let line = match (kind, mode) {
+                (Some(_), b'v') => format!("{}\n", text(n)),
+                (Some(k), b't') => format!("{k}\n"),
+                (Some("builtin"), _) => format!("{} is a shell builtin\n", text(n)),
+                (Some(_), _) => format!("{} is a function\n", text(n)),
+                (None, b'V') => {
+                    self.diag(io, &format!("type: {}: not found", text(n)));
+                    status = 1;
+                    continue;
+                }
+                (None, _) => {
+                    status = 1;
+                    continue;
+                }
+            };
+            self.write(io.out, line.as_bytes());
+        }
+        status
+    }
+
+    fn set(&mut self, args: &[Vec<u8>], io: Io) -> R {
+        if args.is_empty() {
+            let mut vars: Vec<(&Vec<u8>, &Var)> = self.st.vars.iter().collect();
+            vars.sort_by(|a, b| a.0.cmp(b.0));
+            let mut out = Vec::new();
+            for (k, v) in vars {
+                if let Some(val) = &v.value {
+                    out.extend_from_slice(k);
+                    out.push(b'=');
+                    out.extend_from_slice(&quote_value(val));
+                    out.push(b'\n');
+                }
+            }
+            self.write(io.out, &out);
+            return Ok(0);
+        }
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].as_slice();
+            if a == b"--" {
+                self.st.params = Rc::new(args[i + 1..].to_vec());
+                return Ok(0);
+            }
+            if a == b"-" {
+                self.st.xtrace = false;
+                if i + 1 < args.len() {
+                    self.st.params = Rc::new(args[i + 1..].to_vec());
+                }
+                return Ok(0);
+            }
+            let on = match a.first() {
+                Some(b'-') => true,
+                Some(b'+') => false,
+                _ => {
+                    self.st.params = Rc::new(args[i..].to_vec());
+                    return Ok(0);
+                }
+            };
+            for &c in &a[1..] {
+                match c {
+                    b'e' => self.st.errexit = on,
+                    b'u' => self.st.nounset = on,
+                    b'x' => self.st.xtrace = on,
+                    b'f' | b'h' | b'B' | b'C' | b'a' | b'v' | b'b' | b'm' | b'n' | b'H' | b'P'
+                    | b'T' | b'E' | b'k' | b't' => {}
+                    b'o' => {
+                        i += 1;
+                        let Some(opt) = args.get(i) else {
+                            let out = format!(
+                                "errexit        \t{}\nnounset        \t{}\npipefail       \t{}\nxtrace         \t{}\n",
+                                onoff(self.st.errexit),
+                                onoff(self.st.nounset),
+                                onoff(self.st.pipefail),
+                                onoff(self.st.xtrace)
+                            );
+                            self.write(io.out, out.as_bytes());
+                            return Ok(0);
+                        };
+                        match opt.as_slice() {
+                            b"errexit" => self.st.errexit = on,
+                            b"nounset" => self.st.nounset = on,
+                            b"xtrace" => self.st.xtrace = on,
+                            b"pipefail" => self.st.pipefail = on,
+                            b"noglob" | b"posix" | b"noclobber" | b"allexport" | b"verbose"
+                            | b"braceexpand" | b"hashall" | b"monitor" => {}
+                            _ => {
+                                self.diag(io, &format!("set: {}: invalid option name", text(opt)));
+                                return Ok(2);
+                            }
+                        }
+                    }
+                    _ => {
+                        self.diag(
+                            io,
+                            &format!(
+                                "set: {}{}: invalid option",
+                                if on { '-' } else { '+' },
+                                c as char
+                            ),
+                        );
+                        return Ok(2);
+                    }
+                }
+            }
+            i += 1;
+        }
+        Ok(0)
+    }
+
+    /// `export`, `readonly`, `local`, `declare`.
+    fn declare(&mut self, argv: &[Vec<u8>], io: Io) -> R {
+        let cmd = argv[0].as_slice();
+        let mut export = cmd == b"export";
+        let mut readonly = cmd == b"readonly";
+        let local = cmd == b"local"
+            || ((cmd == b"declare" || cmd == b"typeset") && !self.st.frames.is_empty());
+        if cmd == b"local" && self.st.frames.is_empty() {
+            self.diag(io, "local: can only be used in a function");
+            return Ok(1);
+        }
+        let mut unexport = false;
+        let mut print = false;
+        let mut names = &argv[1..];
+        while let Some(a) = names.first() {
+            if a.len() < 2 || !matches!(a[0], b'-' | b'+') {
+                break;
+            }
+            if a == b"--" {
+                names = &names[1..];
+                break;
+            }
+            for &c in &a[1..] {
+                match c {
+                    b'p' => print = true,
+                    b'n' => unexport = true,
+                    b'x' => export = true,
+                    b'r' => readonly = true,
+                    b'f' | b'g' | b'i' | b'a' | b'A' | b'l' | b'u' | b't' => {}
+                    _ => {
+                        self.diag(
+                            io,
+                            &format!("{}: -{}: invalid option", text(cmd), c as char),
+                        );
+                        return Ok(2);
+                    }
+                }
+            }
+            names = &names[1..];
+        }
+        if names.is_empty() && (print || cmd != b"local") {
+            let mut vars: Vec<(&Vec<u8>, &Var)> = self
+                .st
+                .vars
+                .iter()
+                .filter(|(_, v)| (!export || v.exported) && (!readonly || v.readonly))
+                .collect();
+            vars.sort_by(|a, b| a.0.cmp(b.0));
+            let mut out = Vec::new();
+            for (k, v) in vars {
+                let flags = match (v.exported, v.readonly) {
+                    (true, true) => "-rx",
+                    (true, false) => "-x",
+                    (false, true) => "-r",
+                    _ => "--",
+                };
+                out.extend_from_slice(format!("declare {flags} ").as_bytes());
+                out.extend_from_slice(k);
+                if let Some(val) = &v.value {
+                    out.push(b'=');
+                    out.extend_from_slice(&dq_value(val));
+                }
+                out.push(b'\n');
+            }
+            self.write(io.out, &out);
+            return Ok(0);
+        }
+        let mut status = 0;
+        for a in names {
+            let (name, value) = match memchr::memchr(b'=', a) {
+                Some(i) => (&a[..i], Some(a[i + 1..].to_vec())),
+                None => (&a[..], None),
+            };
+            if !is_name(name) {
+                self.diag(
+                    io,
+                    &format!("{}: `{}': not a valid identifier", text(cmd), text(a)),
+                );
+                status = 1;
+                continue;
+            }
+            if local {
+                let was = self.st.vars.get(name).cloned();
+                self.st.save_local(name);
+                let v = self.st.var_mut(name);
+                if value.is_none() && !export && !readonly {
+                    // `local x` hides the outer value.
+                    if was.is_some_and(|w| w.value.is_some()) || v.value.is_some() {
+                        *v = Var::default();
+                    }
+                }
+            }
+            if let Some(v) = &value {
+                if let Err(msg) = self.st.set(name, v.clone()) {
+                    self.diag(io, &msg);
+                    status = 1;
+                    continue;
+                }
+            }
+            let var = self.st.var_mut(name);
+            if export {
+                var.exported = !unexport;
+            } else if unexport {
+                var.exported = false;
+            }
+            if readonly {
+                var.readonly = true;
+            }
+        }
+        Ok(status)
+    }
+
+    /// `read [-r] [-p PROMPT] [-d DELIM] [-n N] [NAME...]`: one line from stdin.
+    fn read(&mut self, args: &[Vec<u8>], io: Io) -> R {
+        let mut raw = false;
+        let mut delim = b'\n';
+        let mut limit: Option<usize> = None;
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].as_slice();
+            if a == b"--" {
+                i += 1;
+                break;
+            }
+            if a.len() < 2 || a[0] != b'-' {
+                break;
+            }
+            let mut j = 1;
+            while j < a.len() {
+                match a[j] {
+                    b'r' => raw = true,
+                    b's' => {}
+                    b'p' | b'd' | b'n' | b'N' | b't' | b'u' | b'a' => {
+                        let opt = a[j];
+                        let val = if j + 1 < a.len() {
+                            a[j + 1..].to_vec()
+                        } else {
+                            i += 1;
+                            match args.get(i) {
+                                Some(v) => v.clone(),
+                                None => {
+                                    self.diag(
+                                        io,
+                                        &format!(
+                                            "read: -{}: option requires an argument",
+                                            opt as char
+                                        ),
+                                    );
+                                    return Ok(2);
+                                }
+                            }
+                        };
+                        match opt {
+                            b'd' => delim = val.first().copied().unwrap_or(0),
+                            b'n' | b'N' => limit = number(&val).map(|n| n.max(0) as usize),
+                            b'a' => {
+                                self.diag(io, "read: -a: arrays are not supported");
+                                return Ok(2);
+                            }
+                            _ => {}
+                        }
+                        j = a.len();
+                        continue;
+                    }
+                    c => {
+                        self.diag(io, &format!("read: -{}: invalid option", c as char));
+                        return Ok(2);
+                    }
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        let names: Vec<Vec<u8>> = if i < args.len() {
+            args[i..].to_vec()
+        } else {
+            vec![b"REPLY".to_vec()]
+        };
+        for n in &names {
+            if !is_name(n) {
+                self.diag(io, &format!("read: `{}': not a valid identifier", text(n)));
+                return Ok(1);
+            }
+        }
+        // Take one line, with backslash escapes unless -r.
+        let input = &mut self.inputs[io.stdin];
+        let rest = input.rest();
+        let mut line = Vec::new();
+        let mut quoted = Vec::new();
+        let mut used = 0;
+        let mut found = false;
+        while used < rest.len() {
+            if limit.is_some_and(|l| line.len() >= l) {
+                found = true;
+                break;
+            }
+            let c = rest[used];
+            used += 1;
+            if c == delim {
+                found = true;
+                break;
+            }
+            if c == b'\\' && !raw {
+                let Some(&n) = rest.get(used) else { break };
+                used += 1;
+                if n == b'\n' {
+                    continue;
+                }
+                line.push(n);
+                quoted.push(true);
+                continue;
+            }
+            line.push(c);
+            quoted.push(false);
+        }
+        input.consume(used);
+        self.budget.spend(used as u64 / BYTES_PER_STEP)?;
+        let ifs = self.st.ifs().unwrap_or_else(|| b" \t\n".to_vec());
+        let fields = split_read(
+            &line,
+            &quoted,
+            &ifs,
+            names.len(),
+            names[0] == b"REPLY" && i >= args.len(),
+        );
+        for (k, name) in names.iter().enumerate() {
+            let v = fields.get(k).cloned().unwrap_or_default();
+            if let Err(msg) = self.st.set(name, v) {
+                self.diag(io, &format!("read: {msg}"));
+                return Ok(1);
+            }
+        }
+        Ok(if found { 0 } else { 1 })
+    }
+
+    /// `sh -c SCRIPT [ARG0 [ARG...]]`, `sh -s [ARG...]`, `sh` (script from stdin): a new
+    /// shell with the exported variables.
+    async fn sh(&mut self, args: &[Vec<u8>], io: Io) -> R {
+        let mut errexit = false;
+        let mut nounset = false;
+        let mut mode = None;
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].as_slice();
+            if a == b"--" {
+                i += 1;
+                break;
+            }
+            if a.len() < 2 || !matches!(a[0], b'-' | b'+') {
+                break;
+            }
+            for &c in &a[1..] {
+                match c {
+                    b'c' | b's' => mode = Some(c),
+                    b'e' => errexit = a[0] == b'-',
+                    b'u' => nounset = a[0] == b'-',
+                    b'x' | b'v' | b'f' => {}
+                    _ => {
+                        self.diag(io, &format!("sh: -{}: invalid option", c as char));
+                        return Ok(2);
+                    }
+                }
+            }
+            i += 1;
+        }
+        let rest = &args[i..];
+        let (script, arg0, params) = if mode == Some(b'c') {
+            let Some(s) = rest.first() else {
+                self.diag(io, "sh: -c: option requires an argument");
+                return Ok(2);
+            };
+            let arg0 = rest.get(1).cloned().unwrap_or_else(|| b"sh".to_vec());
+            let params = rest.get(2..).map(<[Vec<u8>]>::to_vec).unwrap_or_default();
+            (s.clone(), arg0, params)
+        } else {
+            let script = self.inputs[io.stdin].read_all();
+            (script, b"sh".to_vec(), rest.to_vec())
+        };
+        self.budget.spend(1)?;
+        self.enter()?;
+        let mut fresh = State {
+            arg0: Rc::new(arg0),
+            params: Rc::new(params),
+            errexit,
+            nounset,
+            ..State::default()
+        };
+        for (k, v) in self.st.vars.iter().filter(|(_, v)| v.exported) {
+            Rc::make_mut(&mut fresh.vars).insert(k.clone(), v.clone());
+        }
+        let outer = std::mem::replace(&mut self.st, fresh);
+        let (cond, line) = (self.cond, self.line);
+        self.cond = 0;
+        let parsed = self.scripts.get(&script);
+        let r = match &*parsed {
+            Ok(s) => self.list_boxed(&s.body, io).await,
+            Err(failed) => match self.list_boxed(&failed.prefix.body, io).await {
+                Ok(_) | Err(Ctl::Exit(_)) => {
+                    self.write(io.err, format!("sh: {}\n", failed.error).as_bytes());
+                    Ok(2)
+                }
+                Err(e) => Err(e),
+            },
+        };
+        self.st = outer;
+        self.cond = cond;
+        self.line = line;
+        self.depth -= 1;
+        match r {
+            Err(Ctl::Abort { top, .. }) => Ok(top),
+            r => sub_status(r),
+        }
+    }
+
+    /// `getopts OPTSTRING NAME [ARG...]`.
+    fn getopts(&mut self, args: &[Vec<u8>], io: Io) -> R {
+        let (Some(spec), Some(name)) = (args.first(), args.get(1)) else {
+            self.diag(io, "getopts: usage: getopts optstring name [arg ...]");
+            return Ok(2);
+        };
+        let params: Vec<Vec<u8>> = if args.len() > 2 {
+            args[2..].to_vec()
+        } else {
+            self.st.params.to_vec()
+        };
+        let optind = self.st.get(b"OPTIND").and_then(number).unwrap_or(1).max(1) as usize;
+        let sub = self
+            .st
+            .get(b"_GETOPTS_POS")
+            .and_then(number)
+            .unwrap_or(1)
+            .max(1) as usize;
+        let silent = spec.first() == Some(&b':');
+        let spec = if silent { &spec[1..] } else { &spec[..] };
+        let done = |ex: &mut Self, optind: usize| -> R {
+            let _ = ex.st.set(b"OPTIND", optind.to_string().into_bytes());
+            let _ = ex.st.set(name, b"?".to_vec());
+            let _ = ex.st.unset(b"_GETOPTS_POS");
+            Ok(1)
+        };
+        let Some(arg) = params.get(optind - 1) else {
+            return done(self, optind);
+        };
+        if arg.len() < 2 || arg[0] != b'-' {
+            return done(self, optind);
+        }
+        if arg == b"--" {
+            return done(self, optind + 1);
+        }
+        let Some(&c) = arg.get(sub) else {
+            return done(self, optind);
+        };
+        let (mut next_ind, mut next_sub) = if sub + 1 < arg.len() {
+            (optind, sub + 1)
+        } else {
+            (optind + 1, 1)
+        };
+        let pos = spec.iter().position(|&s| s == c && s != b':');
+        let set = |ex: &mut Self, k: &[u8], v: Vec<u8>| {
+            let _ = ex.st.set(k, v);
+        };
+        match pos {
+            None => {
+                if silent {
+                    set(self, b"OPTARG", vec![c]);
+                } else {
+                    self.diag(io, &format!("illegal option -- {}", c as char));
+                    let _ = self.st.unset(b"OPTARG");
+                }
+                set(self, name, b"?".to_vec());
+            }
+            Some(p) if spec.get(p + 1) == Some(&b':') => {
+                if sub + 1 < arg.len() {
+                    set(self, b"OPTARG", arg[sub + 1..].to_vec());
+                    next_ind = optind + 1;
+                } else if let Some(v) = params.get(optind) {
+                    set(self, b"OPTARG", v.clone());
+                    next_ind = optind + 2;
+                } else {
+                    if silent {
+                        set(self, b"OPTARG", vec![c]);
+                        set(self, name, b":".to_vec());
+                    } else {
+                        self.diag(io, &format!("option requires an argument -- {}", c as char));
+                        set(self, name, b"?".to_vec());
+                    }
+                    next_ind = optind + 1;
+                    set(self, b"OPTIND", next_ind.to_string().into_bytes());
+                    let _ = self.st.unset(b"_GETOPTS_POS");
+                    return Ok(0);
+                }
+                next_sub = 1;
+                set(self, name, vec![c]);
+            }
+            Some(_) => {
+                let _ = self.st.unset(b"OPTARG");
+                set(self, name, vec![c]);
+            }
+        }
+        set(self, b"OPTIND", next_ind.to_string().into_bytes());
+        if next_sub > 1 {
+            set(self, b"_GETOPTS_POS", next_sub.to_string().into_bytes());
+        } else {
+            let _ = self.st.unset(b"_GETOPTS_POS");
+        }
+        Ok(0)
+    }
+}
+
+fn onoff(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// Splits a line read by `read` into `n` fields by IFS; the last gets the rest. Escaped
+/// bytes never split.
+fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize, reply: bool) -> Vec<Vec<u8>> {
+    let white =
+        |i: usize| !quoted[i] && matches!(line[i], b' ' | b'\t' | b'\n') && ifs.contains(&line[i]);
+    let other =
+        |i: usize| !quoted[i] && !matches!(line[i], b' ' | b'\t' | b'\n') && ifs.contains(&line[i]);
+    if reply {
+        // REPLY gets the line as it is (bash strips nothing but the newline).
+        return vec![line.to_vec()];
+    }
+    let len = line.len();
+    let mut fields = Vec::with_capacity(n);
+    let mut i = 0;
+    while i < len && white(i) {
+        i += 1;
+    }
+    while fields.len() + 1 < n && i < len {
+        let start = i;
+        while i < len && !white(i) && !other(i) {
+            i += 1;
+        }
+        fields.push(line[start..i].to_vec());
+        // The delimiter: white space, at most one other IFS byte, white space.
+        while i < len && white(i) {
+            i += 1;
+        }
+        if i < len && other(i) {
+            i += 1;
+            while i < len && white(i) {
+                i += 1;
+            }
+        }
+    }
+    if fields.len() < n {
+        let mut end = len;
+        while end > i && white(end - 1) {
+            end -= 1;
+        }
+        // A single trailing other-IFS byte after the last field is dropped, as bash does.
+        let mut last = line[i.min(end)..end].to_vec();
+        if end > i && other(end - 1) && !(i..end - 1).any(other) && fields.len() + 1 == n {
+            last.pop();
+            while last
+                .last()
+                .is_some_and(|&c| matches!(c, b' ' | b'\t' | b'\n') && ifs.contains(&c))
+            {
+                last.pop();
+            }
+        }
+        fields.push(last);
+    }
+    fields
+}

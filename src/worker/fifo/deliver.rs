@@ -1,0 +1,518 @@
+//! Durable delivery: the alarm runs the Requests that were accepted with `202`, sends their
+//! outgoing requests, retries failures with exponential backoff and jitter, passes replies
+//! on (`Reply-To:`), and tells `Errors-To:` when a delivery gives up.
+//!
+//! Every step is written to SQLite before the next one starts, so a restart loses nothing:
+//! an outgoing request is sent at least once, and again only if no answer was recorded for
+//! it (receivers de-duplicate with its `Idempotency-Key`).
+
+use std::time::Duration;
+
+use futures_util::future::{select, Either};
+use serde::{Deserialize, Serialize};
+use worker::{
+    AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect,
+};
+
+use super::store::{Delivery, Store};
+use super::Fifo;
+use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
+use crate::envelope::{Destination, Incoming, Source};
+use crate::protocol;
+use crate::worker::host::{new_request_id, now_ms, random_bytes};
+
+/// How long an outgoing request may take to answer.
+const SEND_TIMEOUT: Duration = Duration::from_secs(30);
+/// Work one alarm does at most before it leaves the rest to the next one.
+const BATCH: i64 = 16;
+
+/// The retry schedule: the waits between attempts, the last repeating until `give_up_after`.
+#[derive(Debug, Clone)]
+pub struct Retry {
+    pub waits_ms: Vec<i64>,
+    pub give_up_after_ms: i64,
+}
+
+impl Retry {
+    /// `MKFIFO_RETRY_SCHEDULE` (seconds, comma-separated; default 5,30,120,600,1800,3600)
+    /// and `MKFIFO_RETRY_FOR` (seconds; default a day).
+    pub fn from_env(env: &Env) -> Retry {
+        let var = |name: &str| env.var(name).map(|v| v.to_string()).ok();
+        let waits_ms: Vec<i64> = var("MKFIFO_RETRY_SCHEDULE")
+            .unwrap_or_else(|| "5,30,120,600,1800,3600".into())
+            .split(',')
+            .filter_map(|s| s.trim().parse::<f64>().ok())
+            .map(|s| (s * 1000.0) as i64)
+            .filter(|&ms| ms > 0)
+            .collect();
+        let give_up: f64 = var("MKFIFO_RETRY_FOR")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(86_400.0);
+        Retry {
+            waits_ms: if waits_ms.is_empty() {
+                vec![5_000]
+            } else {
+                waits_ms
+            },
+            give_up_after_ms: (give_up * 1000.0) as i64,
+        }
+    }
+
+    /// When the next attempt is due after `attempts` failed ones, or `None` to give up.
+    fn next(&self, attempts: i64, created_at: i64, now: i64) -> Option<i64> {
+        let i = (attempts.max(1) - 1) as usize;
+        let wait = *self.waits_ms.get(i).or(self.waits_ms.last())?;
+        // Jitter of +-20%, so that many deliveries that failed together spread out.
+        let mut r = [0u8; 2];
+        random_bytes(&mut r);
+        let factor = 0.8 + 0.4 * (u16::from_le_bytes(r) as f64 / 65535.0);
+        let at = now + (wait as f64 * factor) as i64;
+        (at - created_at <= self.give_up_after_ms).then_some(at)
+    }
+}
+
+/// An outgoing request as stored, with the hop count it carries to a FIFO.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Stored {
+    #[serde(flatten)]
+    outgoing: Outgoing,
+    hops: u32,
+    /// The FIFO and Request this comes from, for reports.
+    fifo: String,
+}
+
+/// The answer to one attempt.
+pub(super) struct Answer {
+    pub status: u16,
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    /// The answer passed on to a caller as it is.
+    pub fn into_response(self) -> Result<worker::Response, crate::worker::http::Failure> {
+        let headers = Headers::new();
+        if let Some(ct) = &self.content_type {
+            headers.set("Content-Type", ct)?;
+        }
+        Ok(worker::Response::from_bytes(self.body)?
+            .with_status(self.status)
+            .with_headers(headers))
+    }
+}
+
+/// Sends `outgoing` to `url` now, for a caller that waits.
+pub(super) async fn fetch_now(url: &str, outgoing: &Outgoing) -> Result<Answer, String> {
+    fetch(url, &outgoing.method, &outgoing.headers, &outgoing.body)
+        .await
+        .map_err(|e| format!("{url}: {e}"))
+}
+
+/// Calls FIFO `name` now, for a caller that waits.
+pub(super) async fn to_fifo_now(
+    env: &Env,
+    name: &str,
+    req: &Incoming,
+    outgoing: &Outgoing,
+) -> Result<Answer, crate::worker::http::Failure> {
+    let stored = Stored {
+        outgoing: outgoing.clone(),
+        hops: req.hops + 1,
+        fifo: req.fifo.clone(),
+    };
+    let key = format!("{}-0", req.request_id);
+    Ok(to_fifo(env, name, &stored, &outgoing.body, &key).await?)
+}
+
+enum Attempt {
+    Answered(Answer),
+    /// No answer: the reason, and whether trying again may help.
+    Failed(String, bool),
+}
+
+impl Fifo {
+    /// One alarm: runs waiting Requests, sends due deliveries, sets the next alarm.
+    pub(super) async fn run_alarm(&self) -> worker::Result<()> {
+        let store = self.store();
+        if store.version()? == 0 {
+            return Ok(()); // deleted meanwhile
+        }
+        let Some(row) = store.fifo()? else {
+            return Ok(());
+        };
+        for (request_id, meta, body) in store.waiting_requests(BATCH)? {
+            let mut incoming: Incoming = match serde_json::from_str(&meta) {
+                Ok(i) => i,
+                Err(e) => {
+                    store.update_log(
+                        &request_id,
+                        "failed",
+                        Some(&format!("stored Request unreadable: {e}")),
+                        None,
+                    )?;
+                    store.remove_request(&request_id)?;
+                    continue;
+                }
+            };
+            incoming.body = body;
+            let plan = match self.compiled(&row) {
+                Ok(compiled) => self.run_envelope(&compiled, &incoming).await?,
+                Err(f) => Plan {
+                    steps: 0,
+                    errors_to: Vec::new(),
+                    result: Err(RunFailure {
+                        what: "envelope",
+                        message: f.message,
+                    }),
+                },
+            };
+            self.queue(&store, &incoming, plan)?;
+            store.remove_request(&request_id)?;
+        }
+        for delivery in store.due_deliveries(now_ms(), BATCH)? {
+            self.attempt(&store, delivery).await?;
+        }
+        self.schedule(&store).await
+    }
+
+    /// Sets the alarm for the next due work, if there is any.
+    pub(super) async fn schedule(&self, store: &Store) -> worker::Result<()> {
+        if let Some(at) = store.next_due()? {
+            let wait = (at - now_ms()).max(0);
+            self.state.storage().set_alarm(wait).await?;
+        }
+        Ok(())
+    }
+
+    /// Stores what a Request's envelope made of it: its deliveries, or the reports of its
+    /// failure. Updates the log entry.
+    pub(super) fn queue(&self, store: &Store, req: &Incoming, plan: Plan) -> worker::Result<()> {
+        let now = now_ms();
+        let errors_to = serde_json::to_string(&plan.errors_to)?;
+        match plan.result {
+            Err(failure) => {
+                let error = format!("{}: {}", failure.what, failure.message);
+                store.update_log(&req.request_id, "failed", Some(&error), Some(plan.steps))?;
+                self.report(store, req, &plan.errors_to, &error, None)?;
+            }
+            Ok(Routed::Answer { .. }) => {
+                // `To:` worked out to `-` with nobody waiting: nothing to send.
+                store.update_log(&req.request_id, "answered", None, Some(plan.steps))?;
+            }
+            Ok(Routed::Send {
+                outgoing,
+                to,
+                reply_to,
+            }) => {
+                let reply_to = serde_json::to_string(&reply_to)?;
+                for dest in &to {
+                    let stored = Stored {
+                        outgoing: outgoing.clone(),
+                        hops: req.hops + 1,
+                        fifo: req.fifo.clone(),
+                    };
+                    store.add_delivery(
+                        &req.request_id,
+                        "deliver",
+                        &serde_json::to_string(dest)?,
+                        &serde_json::to_string(&stored)?,
+                        &outgoing.body,
+                        &reply_to,
+                        &errors_to,
+                        now,
+                    )?;
+                }
+                store.update_log(&req.request_id, "pending", None, Some(plan.steps))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues a short report of a failure to each `Errors-To:` destination.
+    pub(super) fn report(
+        &self,
+        store: &Store,
+        req: &Incoming,
+        errors_to: &[Destination],
+        error: &str,
+        status: Option<u16>,
+    ) -> worker::Result<()> {
+        let body = serde_json::to_vec_pretty(&serde_json::json!({
+            "fifo": req.fifo,
+            "request_id": req.request_id,
+            "error": error,
+            "status": status,
+        }))?;
+        let outgoing = Outgoing {
+            method: "POST".into(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: Vec::new(),
+        };
+        for dest in errors_to.iter().filter(|d| **d != Destination::Caller) {
+            let stored = Stored {
+                outgoing: outgoing.clone(),
+                hops: req.hops + 1,
+                fifo: req.fifo.clone(),
+            };
+            store.add_delivery(
+                &req.request_id,
+                "report",
+                &serde_json::to_string(dest)?,
+                &serde_json::to_string(&stored)?,
+                &body,
+                "[]",
+                "[]",
+                now_ms(),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Sends one due delivery and records what happened.
+    async fn attempt(&self, store: &Store, d: Delivery) -> worker::Result<()> {
+        let started = now_ms();
+        let (Ok(dest), Ok(stored)) = (
+            serde_json::from_str::<Destination>(&d.destination),
+            serde_json::from_str::<Stored>(&d.outgoing),
+        ) else {
+            store.record_attempt(
+                &d,
+                started,
+                None,
+                Some("stored delivery unreadable"),
+                0,
+                "failed",
+                started,
+            )?;
+            return Ok(());
+        };
+        let key = format!("{}-{}", d.request_id, d.seq);
+        let attempt = send(&self.env, &dest, &stored, &d.body, &key).await;
+        let now = now_ms();
+        let took = now - started;
+        let retry = Retry::from_env(&self.env);
+        match attempt {
+            Attempt::Answered(a) if (200..300).contains(&a.status) => {
+                store.record_attempt(&d, started, Some(a.status), None, took, "done", now)?;
+                if d.purpose == "deliver" {
+                    self.pass_reply(store, &d, &stored, a)?;
+                }
+            }
+            Attempt::Answered(a) => {
+                let retryable = matches!(a.status, 408 | 425 | 429 | 500..=599);
+                let error = format!("{} answered {}", dest.describe(), a.status);
+                self.after_failure(
+                    store,
+                    &d,
+                    &stored,
+                    started,
+                    took,
+                    Some(a.status),
+                    &error,
+                    retryable,
+                    &retry,
+                )?;
+            }
+            Attempt::Failed(error, retryable) => {
+                self.after_failure(
+                    store, &d, &stored, started, took, None, &error, retryable, &retry,
+                )?;
+            }
+        }
+        self.summarize(store, &d.request_id)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn after_failure(
+        &self,
+        store: &Store,
+        d: &Delivery,
+        stored: &Stored,
+        started: i64,
+        took: i64,
+        status: Option<u16>,
+        error: &str,
+        retryable: bool,
+        retry: &Retry,
+    ) -> worker::Result<()> {
+        let next = if retryable {
+            retry.next(d.attempts + 1, d.created_at, now_ms())
+        } else {
+            None
+        };
+        match next {
+            Some(at) => store.record_attempt(d, started, status, Some(error), took, "pending", at),
+            None => {
+                store.record_attempt(d, started, status, Some(error), took, "failed", started)?;
+                if d.purpose != "report" {
+                    let errors_to: Vec<Destination> =
+                        serde_json::from_str(&d.errors_to).unwrap_or_default();
+                    let attempts = d.attempts + 1;
+                    let message = format!("delivery gave up after {attempts} attempt(s): {error}");
+                    let req = Incoming {
+                        fifo: stored.fifo.clone(),
+                        request_id: d.request_id.clone(),
+                        hops: stored.hops.saturating_sub(1),
+                        ..Default::default()
+                    };
+                    self.report(store, &req, &errors_to, &message, status)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A destination's reply goes on to `Reply-To:` (a FIFO or an address) as a new request.
+    fn pass_reply(
+        &self,
+        store: &Store,
+        d: &Delivery,
+        stored: &Stored,
+        a: Answer,
+    ) -> worker::Result<()> {
+        let reply_to: Vec<Destination> = serde_json::from_str(&d.reply_to).unwrap_or_default();
+        let mut headers = vec![("X-Reply-Status".to_string(), a.status.to_string())];
+        if let Some(ct) = a.content_type {
+            headers.push(("Content-Type".into(), ct));
+        }
+        let outgoing = Outgoing {
+            method: "POST".into(),
+            headers,
+            body: Vec::new(),
+        };
+        for dest in reply_to.iter().filter(|d| **d != Destination::Caller) {
+            let next = Stored {
+                outgoing: outgoing.clone(),
+                hops: stored.hops + 1,
+                fifo: stored.fifo.clone(),
+            };
+            store.add_delivery(
+                &d.request_id,
+                "reply",
+                &serde_json::to_string(dest)?,
+                &serde_json::to_string(&next)?,
+                &a.body,
+                "[]",
+                &d.errors_to,
+                now_ms(),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The log entry's delivery column: `pending` while any delivery is, else `delivered`
+    /// or `failed` (when any failed).
+    fn summarize(&self, store: &Store, request_id: &str) -> worker::Result<()> {
+        let states = store.delivery_states(request_id)?;
+        let summary = if states.iter().any(|s| s == "pending") {
+            "pending"
+        } else if states.iter().any(|s| s == "failed") {
+            "failed"
+        } else {
+            "delivered"
+        };
+        store.update_log(request_id, summary, None, None)
+    }
+}
+
+/// Sends an outgoing request to one destination.
+async fn send(env: &Env, dest: &Destination, stored: &Stored, body: &[u8], key: &str) -> Attempt {
+    match dest {
+        Destination::Url(url) => {
+            let mut headers = stored.outgoing.headers.clone();
+            headers.push(("Idempotency-Key".into(), key.to_string()));
+            match fetch(url, &stored.outgoing.method, &headers, body).await {
+                Ok(a) => Attempt::Answered(a),
+                Err(e) => Attempt::Failed(format!("{url}: {e}"), true),
+            }
+        }
+        Destination::Fifo(name) => match to_fifo(env, name, stored, body, key).await {
+            Ok(a) => Attempt::Answered(a),
+            Err(e) => Attempt::Failed(format!("{name}: {e}"), true),
+        },
+        Destination::Email(addr) => {
+            Attempt::Failed(format!("{addr}: email is not configured"), false)
+        }
+        Destination::Caller => Attempt::Answered(Answer {
+            status: 204,
+            content_type: None,
+            body: Vec::new(),
+        }),
+    }
+}
+
+/// An HTTP request with a time limit; redirects are answers, not followed.
+async fn fetch(
+    url: &str,
+    method: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Result<Answer, String> {
+    let h = Headers::new();
+    for (k, v) in headers {
+        h.append(k, v).map_err(|e| format!("header {k}: {e}"))?;
+    }
+    let mut init = RequestInit::new();
+    init.with_method(Method::from(method.to_string()))
+        .with_headers(h)
+        .with_redirect(RequestRedirect::Manual);
+    if !body.is_empty() && method != "GET" && method != "HEAD" {
+        init.with_body(Some(js_sys::Uint8Array::from(body).into()));
+    }
+    let req = Request::new_with_init(url, &init).map_err(|e| e.to_string())?;
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    let sending = Box::pin(async move {
+        let mut resp = Fetch::Request(req).send_with_signal(&signal).await?;
+        let content_type = resp.headers().get("content-type")?;
+        let body = resp.bytes().await?;
+        Ok::<_, worker::Error>(Answer {
+            status: resp.status_code(),
+            content_type,
+            body,
+        })
+    });
+    match select(sending, Delay::from(SEND_TIMEOUT)).await {
+        Either::Left((result, _)) => result.map_err(|e| e.to_string()),
+        Either::Right(_) => {
+            controller.abort();
+            Err(format!("no answer within {} s", SEND_TIMEOUT.as_secs()))
+        }
+    }
+}
+
+/// A new Request to another FIFO, through its object (which refuses it with 508 past the
+/// hop limit, and logs that).
+async fn to_fifo(
+    env: &Env,
+    name: &str,
+    stored: &Stored,
+    body: &[u8],
+    key: &str,
+) -> worker::Result<Answer> {
+    let headers = Headers::new();
+    for (k, v) in &stored.outgoing.headers {
+        headers.append(k, v)?;
+    }
+    headers.set(protocol::FIFO, name)?;
+    headers.set(protocol::HOPS, &stored.hops.to_string())?;
+    headers.set(protocol::REQUEST_ID, &new_request_id())?;
+    headers.set(protocol::SOURCE, Source::Fifo.as_str())?;
+    headers.set("Idempotency-Key", key)?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::from(stored.outgoing.method.clone()))
+        .with_headers(headers);
+    if !body.is_empty() && stored.outgoing.method != "GET" && stored.outgoing.method != "HEAD" {
+        init.with_body(Some(js_sys::Uint8Array::from(body).into()));
+    }
+    let req = Request::new_with_init(&format!("https://fifo.internal/{name}/"), &init)?;
+    let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
+    let mut resp = stub.fetch_with_request(req).await?;
+    let content_type = resp.headers().get("content-type")?;
+    let body = resp.bytes().await?;
+    Ok(Answer {
+        status: resp.status_code(),
+        content_type,
+        body,
+    })
+}

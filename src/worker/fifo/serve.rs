@@ -1,0 +1,302 @@
+//! Serving a Request written into the FIFO: it is logged, then answered by the envelope.
+//!
+//! A caller waits for the answer when the envelope says `To: -` (the script's output is the
+//! answer) or `Reply-To: -` (the destination's reply is), and always when the FIFO runs as
+//! a command. Otherwise the Request is stored first and answered `202 Accepted` with its
+//! id; the alarm runs it and delivers the result (deliver.rs).
+
+use worker::{Headers, Request, Response};
+
+use super::deliver::to_fifo_now;
+use super::store::LogEntry;
+use super::{header, Fifo, MAX_BODY};
+use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
+use crate::envelope::{Destination, Incoming, Source};
+use crate::protocol;
+use crate::worker::host::{now_ms, MAX_HOPS};
+use crate::worker::http::{json, Failure};
+
+impl Fifo {
+    /// A Request written into the FIFO.
+    pub(super) async fn serve(&self, mut req: Request) -> Result<Response, Failure> {
+        let started = now_ms();
+        let store = self.store();
+        let name = header(&req, protocol::FIFO)?;
+        // The body is read before anything is answered: an answer sent while the caller is
+        // still sending would cut the connection under it.
+        let body = req.bytes().await?;
+        if body.len() > MAX_BODY {
+            return Err(Failure::new(
+                413,
+                format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
+            ));
+        }
+        let Some(row) = store.fifo()? else {
+            let mut resp =
+                Failure::new(404, format!("no FIFO named {name}")).into_text_response()?;
+            resp.headers_mut().set(protocol::NO_FIFO, "1")?;
+            return Ok(resp);
+        };
+        let incoming = incoming(&req, &name, body)?;
+        let mut entry = LogEntry {
+            request_id: incoming.request_id.clone(),
+            at: started,
+            source: incoming.source.as_str().into(),
+            method: incoming.method.clone(),
+            path: format!("/{name}{}", incoming.path_info),
+            request_bytes: incoming.body.len(),
+            body: incoming.body.clone(),
+            ..LogEntry::default()
+        };
+        let answer = self.answer(&store, &incoming, &row, &mut entry).await;
+        let resp = match answer {
+            Ok(resp) => resp,
+            Err(failure) => {
+                entry.status = failure.status;
+                if entry.error.is_empty() {
+                    entry.error = failure.message.clone();
+                }
+                failure.into_text_response()?
+            }
+        };
+        entry.status = resp.status_code();
+        entry.duration_ms = now_ms() - started;
+        store.log(&entry)?;
+        self.schedule(&store).await?;
+        Ok(resp)
+    }
+
+    async fn answer(
+        &self,
+        store: &super::store::Store,
+        incoming: &Incoming,
+        row: &super::store::FifoRow,
+        entry: &mut LogEntry,
+    ) -> Result<Response, Failure> {
+        if incoming.hops > MAX_HOPS {
+            entry.outcome = "loop".into();
+            return Err(Failure::new(
+                508,
+                format!("a chain of FIFOs is limited to {MAX_HOPS} hops (a loop?)"),
+            ));
+        }
+        let envelope = self.compiled(row)?;
+        if envelope.is_empty() {
+            // An empty envelope answers the body back unchanged.
+            entry.outcome = "echo".into();
+            entry.response_bytes = incoming.body.len();
+            let headers = Headers::new();
+            headers.set(
+                "Content-Type",
+                incoming
+                    .header("content-type")
+                    .unwrap_or("application/octet-stream"),
+            )?;
+            return Ok(Response::from_bytes(incoming.body.clone())?.with_headers(headers));
+        }
+        let literal = |h: &str| envelope.header(h).map(str::trim) == Some("-");
+        let waits = incoming.source != Source::Email
+            && (incoming.source == Source::Command || literal("to") || literal("reply-to"));
+        if !waits {
+            store.put_request(
+                &incoming.request_id,
+                entry.at,
+                &serde_json::to_string(incoming)?,
+                &incoming.body,
+            )?;
+            entry.outcome = "accepted".into();
+            entry.delivery = "pending".into();
+            return accepted(&incoming.fifo, &incoming.request_id);
+        }
+
+        let plan = self.run_envelope(&envelope, incoming).await?;
+        entry.steps = plan.steps;
+        match plan.result {
+            Err(f) => {
+                entry.outcome = "failed".into();
+                entry.error = format!("{}: {}", f.what, f.message);
+                self.report(store, incoming, &plan.errors_to, &entry.error, None)?;
+                Err(Failure::new(500, entry.error.clone()))
+            }
+            Ok(Routed::Answer {
+                status,
+                headers,
+                body,
+            }) => {
+                entry.outcome = "answered".into();
+                entry.response_bytes = body.len();
+                let h = Headers::new();
+                for (k, v) in &headers {
+                    h.append(k, v)
+                        .map_err(|e| Failure::new(500, format!("header {k}: {e}")))?;
+                }
+                Ok(Response::from_bytes(body)?
+                    .with_status(status)
+                    .with_headers(h))
+            }
+            Ok(Routed::Send {
+                outgoing,
+                to,
+                reply_to,
+            }) => {
+                let caller_waits =
+                    incoming.source == Source::Command || reply_to.contains(&Destination::Caller);
+                if !caller_waits {
+                    let to_all = Routed::Send {
+                        outgoing,
+                        to,
+                        reply_to,
+                    };
+                    self.queue(
+                        store,
+                        incoming,
+                        Plan {
+                            steps: plan.steps,
+                            errors_to: plan.errors_to,
+                            result: Ok(to_all),
+                        },
+                    )?;
+                    entry.outcome = "accepted".into();
+                    entry.delivery = "pending".into();
+                    return accepted(&incoming.fifo, &incoming.request_id);
+                }
+                // The first destination answers the caller; any others are delivered durably.
+                let (first, rest) = to
+                    .split_first()
+                    .ok_or_else(|| Failure::new(500, "no destination"))?;
+                if !rest.is_empty() {
+                    let others = Routed::Send {
+                        outgoing: outgoing.clone(),
+                        to: rest.to_vec(),
+                        reply_to: Vec::new(),
+                    };
+                    let plan = Plan {
+                        steps: 0,
+                        errors_to: plan.errors_to.clone(),
+                        result: Ok(others),
+                    };
+                    self.queue(store, incoming, plan)?;
+                }
+                self.reply_now(store, incoming, first, outgoing, &plan.errors_to, entry)
+                    .await
+            }
+        }
+    }
+
+    /// Sends to `dest` while the caller waits, and answers with the destination's reply.
+    async fn reply_now(
+        &self,
+        store: &super::store::Store,
+        incoming: &Incoming,
+        dest: &Destination,
+        outgoing: Outgoing,
+        errors_to: &[Destination],
+        entry: &mut LogEntry,
+    ) -> Result<Response, Failure> {
+        match dest {
+            // Over HTTP the entry module is in front: it makes the request and streams the
+            // reply, so the bytes never enter WebAssembly.
+            Destination::Url(url) if incoming.source == Source::Http => {
+                entry.outcome = "passthrough".into();
+                passthrough(url, outgoing)
+            }
+            Destination::Url(url) => {
+                entry.outcome = "relayed".into();
+                let answer = super::deliver::fetch_now(url, &outgoing)
+                    .await
+                    .map_err(|e| {
+                        let _ = self.report(store, incoming, errors_to, &e, None);
+                        Failure::new(502, e)
+                    })?;
+                entry.response_bytes = answer.body.len();
+                answer.into_response()
+            }
+            Destination::Fifo(name) => {
+                entry.outcome = "relayed".into();
+                let answer = to_fifo_now(&self.env, name, incoming, &outgoing).await?;
+                entry.response_bytes = answer.body.len();
+                answer.into_response()
+            }
+            Destination::Email(addr) => {
+                let error = format!("{addr}: email is not configured");
+                self.report(store, incoming, errors_to, &error, None)?;
+                entry.outcome = "failed".into();
+                Err(Failure::new(502, error))
+            }
+            Destination::Caller => Err(Failure::new(
+                500,
+                "To: - cannot be mixed with other destinations",
+            )),
+        }
+    }
+}
+
+/// `202 Accepted` with the Request's id and where its log entry is.
+fn accepted(fifo: &str, request_id: &str) -> Result<Response, Failure> {
+    let location = format!("/_/api/fifos/{fifo}/log/{request_id}");
+    let mut resp = json(
+        202,
+        &serde_json::json!({ "id": request_id, "status": "accepted", "log": location }),
+    )?;
+    resp.headers_mut().set("Location", &location)?;
+    Ok(resp)
+}
+
+/// The answer that tells the entry module to make `outgoing` and stream its reply.
+fn passthrough(url: &str, outgoing: Outgoing) -> Result<Response, Failure> {
+    let headers = Headers::new();
+    headers.set(protocol::ACCEL_REDIRECT, url)?;
+    headers.set(protocol::ACCEL_METHOD, &outgoing.method)?;
+    for (k, v) in &outgoing.headers {
+        headers.append(
+            &format!(
+                "{}{}",
+                protocol::ACCEL_HEADER_PREFIX,
+                k.to_ascii_lowercase()
+            ),
+            v,
+        )?;
+    }
+    let resp = if outgoing.body.is_empty() {
+        Response::empty()?
+    } else {
+        Response::from_bytes(outgoing.body)?
+    };
+    Ok(resp.with_headers(headers))
+}
+
+/// The Request as the envelope sees it, from the entry module's request.
+fn incoming(req: &Request, name: &str, body: Vec<u8>) -> Result<Incoming, Failure> {
+    let url = req.url()?;
+    let path = url.path();
+    let prefix = format!("/{name}");
+    let path_info = path.strip_prefix(&prefix).unwrap_or(path).to_string();
+    let internal = |h: &str| req.headers().get(h).ok().flatten().unwrap_or_default();
+    let headers: Vec<(String, String)> = req
+        .headers()
+        .entries()
+        .filter(|(k, _)| !k.starts_with("x-mkfifo-"))
+        .collect();
+    let args = protocol::decode_args(&internal(protocol::ARGS)).unwrap_or_default();
+    Ok(Incoming {
+        fifo: name.to_string(),
+        request_id: internal(protocol::REQUEST_ID),
+        source: Source::parse(&internal(protocol::SOURCE)),
+        method: req.method().to_string(),
+        path_info,
+        query: url.query().unwrap_or("").to_string(),
+        headers,
+        body,
+        remote_addr: internal(protocol::REMOTE_ADDR),
+        args,
+        hops: internal(protocol::HOPS).parse().unwrap_or(0),
+        mail_from: internal(protocol::MAIL_FROM),
+        mail_to: internal(protocol::MAIL_TO),
+    })
+}
+
+impl From<RunFailure> for Failure {
+    fn from(f: RunFailure) -> Self {
+        Failure::new(500, format!("{}: {}", f.what, f.message))
+    }
+}
