@@ -61,11 +61,21 @@ fn main() {
         big.push_str(line);
         big.push('\n');
     }
-    bench("printf '%s\\n' \"$big\"", &["printf", "%s\\n", &big], b"", big.len());
+    bench(
+        "printf '%s\\n' \"$big\"",
+        &["printf", "%s\\n", &big],
+        b"",
+        big.len(),
+    );
     let words: Vec<&str> = big.split_whitespace().collect();
     let mut args = vec!["printf", "%s\\n"];
     args.extend(&words);
-    bench("printf '%s\\n' WORD... (1 MiB of words)", &args, b"", big.len());
+    bench(
+        "printf '%s\\n' WORD... (1 MiB of words)",
+        &args,
+        b"",
+        big.len(),
+    );
     let mut args = vec!["printf", "%-20s|%5d\\n"];
     for (i, w) in words.iter().enumerate() {
         args.push(w);
@@ -83,5 +93,10 @@ fn main() {
     bench("tee", &["tee"], big.as_bytes(), big.len());
     bench("xargs (echo)", &["xargs"], big.as_bytes(), big.len());
     bench("seq 100000 (bytes out)", &["seq", "100000"], b"", 588_895);
-    bench("seq 0 0.5 50000 (bytes out)", &["seq", "0", "0.5", "50000"], b"", 777_788);
+    bench(
+        "seq 0 0.5 50000 (bytes out)",
+        &["seq", "0", "0.5", "50000"],
+        b"",
+        777_788,
+    );
 }

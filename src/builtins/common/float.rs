@@ -754,9 +754,11 @@ mod tests {
     fn small_and_big_digits_agree() {
         let mut m: u64 = 0x9E37_79B9_7F4A_7C15;
         for i in 0..2000 {
-            m = m.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            m = m
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let mant = (m >> (i % 60)).max(1);
-            let exp = -((i % 65) as i32);
+            let exp: i32 = -(i % 65);
             let tz = mant.trailing_zeros().min(exp.unsigned_abs());
             let (m2, e2) = (mant >> tz, exp + tz as i32);
             assert_eq!(
