@@ -65,7 +65,10 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     while i < args.len() {
         let a = &args[i];
         i += 1;
-        let is_opt = !no_more_opts && a.len() > 1 && a[0] == b'-';
+        // like jq, an argument is an option when it is `-`, `--...` or `-LETTER...`
+        let optish = a.first() == Some(&b'-')
+            && (a.len() == 1 || a[1] == b'-' || a[1].is_ascii_alphabetic());
+        let is_opt = !no_more_opts && optish;
         if !is_opt {
             if o.program.is_none() && o.from_file.is_none() {
                 o.program = Some(text(a));
@@ -322,6 +325,8 @@ struct Source {
     stream: bool,
     events: std::collections::VecDeque<Val>,
     lines: usize,
+    /// bytes whose newlines `lines` counts
+    counted: usize,
     failed: bool,
     read_any: bool,
 }
@@ -369,15 +374,28 @@ impl Inputs for Source {
             let mut r = self.pos.resume(data);
             let next = r.next_value();
             let after = r.offset();
-            let lines = r.lines;
+            let end = r.last_end;
             self.pos = r.detach();
             if !fuel::spend_bytes(after.saturating_sub(before)) {
                 return Some(Err("step limit".into()));
             }
-            self.lines = lines;
+            // jq reads its input a line at a time: the line number counts the lines
+            // read up to the end of the line where the value ends
+            let upto = match data.get(end..).and_then(memchr_nl) {
+                Some(n) => end + n + 1,
+                None => data.len(),
+            };
+            if upto > self.counted {
+                self.lines += data[self.counted..upto]
+                    .iter()
+                    .filter(|&&c| c == b'\n')
+                    .count();
+                self.counted = upto;
+            }
             match next {
                 None => {
                     self.idx += 1;
+                    self.counted = 0;
                     self.pos = self
                         .files
                         .get(self.idx)
@@ -550,11 +568,14 @@ fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Resul
         stream: o.stream,
         events: Default::default(),
         lines: 0,
+        counted: 0,
         failed: false,
         read_any: false,
     };
     if let Some((_, d)) = src.files.first() {
-        src.pos = ReaderState::start(d);
+        if !o.raw_input {
+            src.pos = ReaderState::start(d);
+        }
     }
 
     let now = {
@@ -624,10 +645,9 @@ fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Resul
                             abort = Some(a);
                             break;
                         }
-                        ctx.stderr.extend_from_slice(
-                            format!("{prog}: error (at {}): {e}\n", "<stdin>:0").as_bytes(),
-                        );
-                        status = 2;
+                        ctx.stderr
+                            .extend_from_slice(format!("{prog}: parse error: {e}\n").as_bytes());
+                        status = 5;
                         break;
                     }
                 }
@@ -735,7 +755,7 @@ fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Resul
         return Ok(code);
     }
     if src.failed && status == 0 {
-        status = 2;
+        status = 5;
     }
     if open_failed && status == 0 {
         status = 2;

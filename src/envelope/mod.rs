@@ -9,7 +9,9 @@ mod parse;
 pub mod request;
 pub mod route;
 pub mod run;
+pub mod select;
 
 pub use parse::{is_var_name, parse, Assignment, Envelope, Header, Selector};
 pub use request::{Incoming, Source};
 pub use route::Destination;
+pub use select::{media_type, parse_query, Selectors};

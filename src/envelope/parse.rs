@@ -41,6 +41,9 @@ pub struct Selector {
     pub var: String,
     pub selector: String,
     pub line: u32,
+    /// The column where the selector text starts, so that a selector's own syntax errors
+    /// point into the line.
+    pub column: u32,
 }
 
 /// `name=WORD`: a variable set before the script runs; the word is a template.
@@ -148,6 +151,10 @@ fn parse_selector(n: u32, rest: &str) -> Result<Selector, Error> {
     if !is_var_name(var) {
         return Err(syntax(n, 2, format!("'{var}' is not a variable name")));
     }
+    let eq = rest.find('=').unwrap_or(0);
+    let lead = selector.len() - selector.trim_start().len();
+    // `rest` starts after the `$` of column 1.
+    let column = (eq + lead + 3) as u32;
     let selector = selector.trim();
     if selector.is_empty() {
         let column = (rest.find('=').unwrap_or(0) + 2) as u32;
@@ -161,6 +168,7 @@ fn parse_selector(n: u32, rest: &str) -> Result<Selector, Error> {
         var: var.to_string(),
         selector: selector.to_string(),
         line: n,
+        column,
     })
 }
 
@@ -212,10 +220,12 @@ mod tests {
             Selector {
                 var: "id".into(),
                 selector: ".movie.id".into(),
-                line: 6
+                line: 6,
+                column: 7
             }
         );
         assert_eq!(env.selectors[1].selector, ".movie.title");
+        assert_eq!(env.selectors[1].column, 8);
         assert_eq!(
             env.assignments[0],
             Assignment {

@@ -61,10 +61,7 @@ def flatten: _flatten(1e9);
 def flatten($x): if $x < 0 then error("flatten depth must not be negative") else _flatten($x) end;
 def last: .[-1];
 def nth($n): .[$n];
-def indices($i): if type == "array" and ($i | type) == "array" then .[$i]
-  elif type == "array" then .[[$i]]
-  elif ($i | type) == "array" then .[$i]
-  else _strindices($i) end;
+def indices($i): if type == "array" and ($i | type) == "array" then .[$i] elif type == "array" then .[[$i]] elif type == "string" and ($i | type) == "string" then _strindices($i) else .[$i] end;
 def last(f): reduce f as $x (null; $x);
 def limit($n; f): _limit($n; f);
 def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else label $out | foreach f as $x (-1; . + 1; if . == $n then $x, break $out else empty end) end;

@@ -41,21 +41,9 @@ impl ParseError {
 }
 
 enum Frame {
-    Arr(Vec<Val>, bool),
-    /// object so far, pending key, and whether a ':' or ',' is the last thing seen
-    Obj(Map, Option<Rc<String>>, ObjState),
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ObjState {
-    /// after `{` or `,`: a key must come
-    WantKey,
-    /// after a key: `:` must come
-    WantColon,
-    /// after `:`: a value must come
-    WantValue,
-    /// after a value: `,` or `}` must come
-    HaveValue,
+    Arr(Vec<Val>),
+    /// the object so far and the key waiting for its value
+    Obj(Map, Option<Rc<String>>),
 }
 
 /// Where a [`Reader`] is in its text, kept between reads.
@@ -104,6 +92,7 @@ impl ReaderState {
             col: self.col,
             lines: self.lines,
             failed: self.failed,
+            last_end: self.pos,
         }
     }
 }
@@ -117,6 +106,8 @@ pub struct Reader<'a> {
     /// newlines read so far (`input_line_number`)
     pub lines: usize,
     failed: bool,
+    /// where the last value read ends
+    pub last_end: usize,
 }
 
 fn is_ws(c: u8) -> bool {
@@ -242,6 +233,7 @@ impl<'a> Reader<'a> {
             col: 0,
             lines: 0,
             failed: false,
+            last_end: 0,
         }
     }
 
@@ -297,298 +289,323 @@ impl<'a> Reader<'a> {
         let r = self.parse();
         match &r {
             Some(Err(_)) => self.failed = true,
-            Some(Ok(_)) => {
-                // jq hands a value over once it has read the character after it
-                if let Some(&c) = self.data.get(self.pos) {
-                    if is_ws(c) {
-                        self.advance(c);
-                    }
-                }
-            }
+            Some(Ok(_)) => {}
             None => {}
         }
         r
     }
 
+    /// One top-level value, the way jq's token machine reads it: a literal ends at the
+    /// character after it, a string at its closing quote, and errors are reported once
+    /// the character that reveals them has been read.
     fn parse(&mut self) -> Option<Result<Val, ParseError>> {
         let mut stack: Vec<Frame> = Vec::new();
+        let mut next: Option<Val> = None;
+        let mut lit_start: Option<usize> = None;
         loop {
-            // skip whitespace
-            while let Some(&c) = self.data.get(self.pos) {
-                if is_ws(c) {
-                    self.advance(c);
-                } else {
-                    break;
-                }
-            }
             let Some(&c) = self.data.get(self.pos) else {
+                // the end: a literal still open ends here
+                if let Some(start) = lit_start.take() {
+                    let tok = &self.data[start..self.pos];
+                    self.last_end = self.pos;
+                    match literal(tok) {
+                        Ok(v) => {
+                            if next.is_some() {
+                                return Some(
+                                    Err(self.eof_err("Expected separator between values")),
+                                );
+                            }
+                            next = Some(v);
+                        }
+                        Err(msg) => return Some(Err(self.eof_err(msg))),
+                    }
+                }
                 if stack.is_empty() {
-                    return None;
+                    return next.map(Ok);
                 }
                 return Some(Err(self.eof_err("Unfinished JSON term")));
             };
-            let value: Val = match c {
-                b'"' => {
-                    self.advance(c);
-                    match self.string() {
-                        Ok(s) => {
-                            // a string may be an object key
-                            if let Some(Frame::Obj(_, key, st @ ObjState::WantKey)) =
-                                stack.last_mut()
-                            {
-                                *key = Some(Rc::new(s));
-                                *st = ObjState::WantColon;
-                                continue;
-                            }
-                            Val::Str(Rc::new(s))
-                        }
-                        Err(e) => return Some(Err(e)),
-                    }
+            let is_lit = !(is_ws(c) || c == b'"' || is_structure(c));
+            if is_lit {
+                if lit_start.is_none() {
+                    lit_start = Some(self.pos);
                 }
-                b'[' | b'{' => {
-                    self.advance(c);
-                    if let Err(e) = self.before_value(&stack) {
-                        return Some(Err(e));
-                    }
-                    if stack.len() >= MAX_PARSE_DEPTH {
-                        return Some(Err(self.err("Exceeds depth limit for parsing")));
-                    }
-                    stack.push(if c == b'[' {
-                        Frame::Arr(Vec::new(), false)
-                    } else {
-                        Frame::Obj(Map::default(), None, ObjState::WantKey)
-                    });
-                    continue;
+                self.advance(c);
+                continue;
+            }
+            // the character ends a literal token, if one is open
+            let tok = lit_start.take().map(|start| (start, self.pos));
+            self.advance(c);
+            if let Some((start, end)) = tok {
+                self.last_end = end;
+                let v = match literal(&self.data[start..end]) {
+                    Ok(v) => v,
+                    Err(msg) => return Some(Err(self.err(msg))),
+                };
+                if let Err(e) = self.value(&mut next, v) {
+                    return Some(Err(e));
                 }
-                b']' | b'}' => {
-                    self.advance(c);
-                    let v = match (stack.pop(), c) {
-                        (Some(Frame::Arr(items, comma)), b']') => {
-                            if comma {
-                                return Some(Err(self.err("Expected another array element")));
-                            }
-                            Val::arr(items)
-                        }
-                        (Some(Frame::Obj(m, _, st)), b'}') => match st {
-                            ObjState::HaveValue => Val::obj(m),
-                            ObjState::WantKey if m.is_empty() => Val::obj(m),
-                            ObjState::WantKey => {
-                                return Some(Err(self.err("Expected another key-value pair")))
-                            }
-                            _ => {
-                                return Some(Err(
-                                    self.err("Objects must consist of key:value pairs")
-                                ))
-                            }
-                        },
-                        (Some(Frame::Arr(..)), _) => return Some(Err(self.err("Unmatched '}'"))),
-                        (Some(Frame::Obj(..)), _) => return Some(Err(self.err("Unmatched ']'"))),
-                        (None, _) => {
-                            return Some(Err(self.err(format!("Unmatched '{}'", c as char))))
-                        }
-                    };
-                    v
+                if stack.is_empty() && !is_ws(c) {
+                    // jq hands the value over before it looks at this character
+                    self.unadvance(c);
+                    return next.map(Ok);
                 }
-                b',' => {
-                    self.advance(c);
-                    match stack.last_mut() {
-                        Some(Frame::Arr(items, comma)) if !items.is_empty() && !*comma => {
-                            *comma = true
-                        }
-                        Some(Frame::Obj(_, _, st @ ObjState::HaveValue)) => *st = ObjState::WantKey,
-                        Some(Frame::Obj(_, _, ObjState::WantColon)) => {
-                            return Some(Err(self.err("Objects must consist of key:value pairs")))
-                        }
-                        _ => return Some(Err(self.err("Expected value before ','"))),
-                    }
-                    continue;
+            }
+            if is_ws(c) {
+                if stack.is_empty() && next.is_some() {
+                    return next.map(Ok);
                 }
-                b':' => {
-                    self.advance(c);
-                    match stack.last_mut() {
-                        Some(Frame::Obj(_, Some(_), st @ ObjState::WantColon)) => {
-                            *st = ObjState::WantValue
-                        }
-                        Some(Frame::Obj(_, _, ObjState::WantValue)) => {
-                            return Some(Err(self.err("':' should follow a key")))
-                        }
-                        _ => return Some(Err(self.err("Expected string key before ':'"))),
-                    }
-                    continue;
+                continue;
+            }
+            if stack.is_empty() && next.is_some() {
+                self.unadvance(c);
+                return next.map(Ok);
+            }
+            if c == b'"' {
+                let s = match self.string() {
+                    Ok(s) => s,
+                    Err(e) => return Some(Err(e)),
+                };
+                self.last_end = self.pos;
+                if let Err(e) = self.value(&mut next, Val::Str(Rc::new(s))) {
+                    return Some(Err(e));
                 }
-                _ => {
-                    // a literal: up to whitespace, a quote or a structural character
-                    let start = self.pos;
-                    while let Some(&d) = self.data.get(self.pos) {
-                        if is_ws(d) || d == b'"' || is_structure(d) {
-                            break;
-                        }
-                        self.advance(d);
-                    }
-                    let tok = &self.data[start..self.pos];
-                    let at_eof = self.pos >= self.data.len();
-                    // jq notices a bad literal once it sees the character after it
-                    if let Some(&d) = self.data.get(self.pos) {
-                        if is_ws(d) {
-                            self.advance(d);
-                        }
-                    }
-                    match literal(tok) {
-                        Ok(v) => v,
-                        Err(msg) => {
-                            let mut e = self.err(msg);
-                            if at_eof {
-                                e.at_eof = true;
-                            } else if let Some(&d) = self.data.get(self.pos) {
-                                if !is_ws(self.data[self.pos - 1]) {
-                                    // the delimiter was a structural char or quote: counted
-                                    let _ = d;
-                                    e.col += 1;
-                                }
-                            }
-                            return Some(Err(e));
-                        }
-                    }
+                if stack.is_empty() {
+                    return next.map(Ok);
                 }
-            };
-            // place the value
-            if let Err(e) = self.before_value(&stack) {
+                continue;
+            }
+            if let Err(e) = self.token(c, &mut stack, &mut next) {
                 return Some(Err(e));
             }
-            match stack.last_mut() {
-                None => return Some(Ok(value)),
-                Some(Frame::Arr(items, comma)) => {
-                    if items.len() >= MAX_ITEMS {
-                        super::fuel::fail(super::fuel::Abort::Memory);
-                        return Some(Err(self.err("cannot allocate memory")));
-                    }
-                    items.push(value);
-                    *comma = false;
-                }
-                Some(Frame::Obj(m, key, st)) => {
-                    let k = key.take().unwrap_or_default();
-                    m.insert(Key(k), value);
-                    *st = ObjState::HaveValue;
-                }
+            self.last_end = self.pos;
+            if stack.is_empty() && next.is_some() {
+                return next.map(Ok);
             }
         }
     }
 
-    /// Checks that a value may come now.
-    fn before_value(&self, stack: &[Frame]) -> Result<(), ParseError> {
-        match stack.last() {
-            None => Ok(()),
-            Some(Frame::Arr(items, comma)) => {
-                if items.is_empty() || *comma {
-                    Ok(())
+    /// Steps back over `c` (not a newline) so that the next value starts with it.
+    fn unadvance(&mut self, c: u8) {
+        self.pos -= 1;
+        if c != b'\n' {
+            self.col = self.col.saturating_sub(1);
+        }
+    }
+
+    fn value(&self, next: &mut Option<Val>, v: Val) -> Result<(), ParseError> {
+        if next.is_some() {
+            return Err(self.err("Expected separator between values"));
+        }
+        *next = Some(v);
+        Ok(())
+    }
+
+    fn token(
+        &self,
+        c: u8,
+        stack: &mut Vec<Frame>,
+        next: &mut Option<Val>,
+    ) -> Result<(), ParseError> {
+        match c {
+            b'[' | b'{' => {
+                if next.is_some() {
+                    return Err(self.err("Expected separator between values"));
+                }
+                if stack.len() >= MAX_PARSE_DEPTH {
+                    return Err(self.err("Exceeds depth limit for parsing"));
+                }
+                stack.push(if c == b'[' {
+                    Frame::Arr(Vec::new())
                 } else {
-                    Err(self.err("Expected separator between values"))
+                    Frame::Obj(Map::default(), None)
+                });
+            }
+            b':' => {
+                let Some(key) = next.take() else {
+                    return Err(self.err("Expected string key before ':'"));
+                };
+                match stack.last_mut() {
+                    Some(Frame::Obj(_, k @ None)) => match key {
+                        Val::Str(s) => *k = Some(s),
+                        _ => return Err(self.err("Object keys must be strings")),
+                    },
+                    Some(Frame::Obj(_, Some(_))) => {
+                        return Err(self.err("':' should follow a key"));
+                    }
+                    _ => return Err(self.err("':' not as part of an object")),
                 }
             }
-            Some(Frame::Obj(_, _, st)) => match st {
-                ObjState::WantValue => Ok(()),
-                ObjState::WantKey => Err(self.err("Object keys must be strings")),
-                ObjState::WantColon => Err(self.err("Objects must consist of key:value pairs")),
-                ObjState::HaveValue => Err(self.err("Expected separator between values")),
+            b',' => {
+                let Some(v) = next.take() else {
+                    return Err(self.err("Expected value before ','"));
+                };
+                match stack.last_mut() {
+                    Some(Frame::Arr(items)) => {
+                        if items.len() >= MAX_ITEMS {
+                            super::fuel::fail(super::fuel::Abort::Memory);
+                            return Err(self.err("cannot allocate memory"));
+                        }
+                        items.push(v);
+                    }
+                    Some(Frame::Obj(m, k)) => match k.take() {
+                        Some(k) => {
+                            m.insert(Key(k), v);
+                        }
+                        None => return Err(self.err("Objects must consist of key:value pairs")),
+                    },
+                    None => return Err(self.err("',' not as part of an object or array")),
+                }
+            }
+            b']' => match stack.pop() {
+                Some(Frame::Arr(mut items)) => {
+                    match next.take() {
+                        Some(v) => items.push(v),
+                        None if !items.is_empty() => {
+                            return Err(self.err("Expected another array element"));
+                        }
+                        None => {}
+                    }
+                    *next = Some(Val::arr(items));
+                }
+                _ => return Err(self.err("Unmatched ']'")),
+            },
+            _ => match stack.pop() {
+                Some(Frame::Obj(mut m, k)) => {
+                    match (next.take(), k) {
+                        (Some(v), Some(k)) => {
+                            m.insert(Key(k), v);
+                        }
+                        (Some(_), None) => {
+                            return Err(self.err("Objects must consist of key:value pairs"));
+                        }
+                        (None, Some(_)) => {
+                            return Err(self.err("Expected value after ':'"));
+                        }
+                        (None, None) if !m.is_empty() => {
+                            return Err(self.err("Expected another key-value pair"));
+                        }
+                        (None, None) => {}
+                    }
+                    *next = Some(Val::obj(m));
+                }
+                _ => return Err(self.err("Unmatched '}'")),
             },
         }
+        Ok(())
     }
 
-    /// A string after its opening quote.
+    /// A string after its opening quote. jq checks it once the closing quote is read.
     fn string(&mut self) -> Result<String, ParseError> {
-        let mut out: Vec<u8> = Vec::new();
+        let start = self.pos;
+        // find the closing quote: a backslash takes the next byte with it
+        let mut i = start;
         loop {
-            // fast path: a run of plain bytes
-            let rest = &self.data[self.pos..];
-            let run = rest
-                .iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-                .unwrap_or(rest.len());
-            out.extend_from_slice(&rest[..run]);
-            self.pos += run;
-            self.col += run;
-            if out.len() > MAX_STRING {
-                super::fuel::fail(super::fuel::Abort::Memory);
-                return Err(self.err("cannot allocate memory"));
-            }
-            let Some(&c) = self.data.get(self.pos) else {
-                return Err(self.eof_err("Unfinished string"));
-            };
-            self.advance(c);
-            match c {
-                b'"' => break,
-                b'\\' => {
-                    let Some(&e) = self.data.get(self.pos) else {
-                        return Err(self.eof_err("Unfinished string"));
-                    };
-                    self.advance(e);
-                    match e {
-                        b'"' | b'\\' | b'/' => out.push(e),
-                        b'b' => out.push(8),
-                        b'f' => out.push(12),
-                        b'n' => out.push(b'\n'),
-                        b'r' => out.push(b'\r'),
-                        b't' => out.push(b'\t'),
-                        b'u' => {
-                            let cp = self.hex4()?;
-                            let ch = if (0xD800..0xDC00).contains(&cp) {
-                                // a high surrogate wants a low one
-                                if self.data.get(self.pos) == Some(&b'\\')
-                                    && self.data.get(self.pos + 1) == Some(&b'u')
-                                {
-                                    self.advance(b'\\');
-                                    self.advance(b'u');
-                                    let lo = self.hex4()?;
-                                    if (0xDC00..0xE000).contains(&lo) {
-                                        char::from_u32(
-                                            0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00),
-                                        )
-                                        .unwrap_or('\u{FFFD}')
-                                    } else {
-                                        return Err(self
-                                            .err("Invalid \\uXXXX\\uXXXX surrogate pair escape"));
-                                    }
-                                } else {
-                                    return Err(
-                                        self.err("Invalid \\uXXXX\\uXXXX surrogate pair escape")
-                                    );
-                                }
-                            } else if (0xDC00..0xE000).contains(&cp) {
-                                '\u{FFFD}'
-                            } else {
-                                char::from_u32(cp).unwrap_or('\u{FFFD}')
-                            };
-                            let mut buf = [0u8; 4];
-                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                        }
-                        _ => return Err(self.err("Invalid escape")),
-                    }
+            let rest = &self.data[i.min(self.data.len())..];
+            match rest.iter().position(|&c| c == b'"' || c == b'\\') {
+                Some(n) if rest[n] == b'\\' && i + n + 2 <= self.data.len() => i += n + 2,
+                Some(n) if rest[n] == b'"' => {
+                    i += n;
+                    break;
                 }
-                _ => return Err(self.err(
-                    "Invalid string: control characters from U+0000 through U+001F must be escaped",
-                )),
+                _ => {
+                    while let Some(&c) = self.data.get(self.pos) {
+                        self.advance(c);
+                    }
+                    return Err(self.eof_err("Unfinished string"));
+                }
             }
         }
-        Ok(match String::from_utf8(out) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        })
+        let body = &self.data[start..i];
+        // move past the string and its closing quote, counting lines and columns
+        let newlines = body.iter().filter(|&&c| c == b'\n').count();
+        if newlines > 0 {
+            let last = body.iter().rposition(|&c| c == b'\n').unwrap_or(0);
+            self.line += newlines;
+            self.lines += newlines;
+            self.col = body.len() - last;
+        } else {
+            self.col += body.len() + 1;
+        }
+        self.pos = i + 1;
+        if body.len() > MAX_STRING {
+            super::fuel::fail(super::fuel::Abort::Memory);
+            return Err(self.err("cannot allocate memory"));
+        }
+        decode_string(body).map_err(|msg| self.err(msg))
     }
+}
 
-    fn hex4(&mut self) -> Result<u32, ParseError> {
-        let mut cp = 0u32;
-        for _ in 0..4 {
-            let Some(&h) = self.data.get(self.pos) else {
-                return Err(self.eof_err("Unfinished string"));
-            };
-            self.advance(h);
-            match (h as char).to_digit(16) {
-                Some(d) => cp = cp * 16 + d,
-                None => return Err(self.err("Invalid \\uXXXX escape")),
-            }
-        }
-        Ok(cp)
+/// The contents of a JSON string (between the quotes), decoded.
+fn decode_string(b: &[u8]) -> Result<String, &'static str> {
+    if !b.iter().any(|&c| c == b'\\' || c < 0x20) {
+        return Ok(match std::str::from_utf8(b) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(b).into_owned(),
+        });
     }
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = b.get(at..at + 4)?;
+        let s = std::str::from_utf8(h).ok()?;
+        if s.bytes().all(|c| c.is_ascii_hexdigit()) {
+            u32::from_str_radix(s, 16).ok()
+        } else {
+            None
+        }
+    };
+    while i < b.len() {
+        let c = b[i];
+        if c < 0x20 {
+            return Err(
+                "Invalid string: control characters from U+0000 through U+001F must be escaped",
+            );
+        }
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = b.get(i + 1).copied().unwrap_or(0);
+        i += 2;
+        match e {
+            b'"' | b'\\' | b'/' => out.push(e),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'u' => {
+                let cp = hex4(i).ok_or("Invalid \\uXXXX escape")?;
+                i += 4;
+                let ch = if (0xD800..0xDC00).contains(&cp) {
+                    if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') {
+                        let lo = hex4(i + 2).ok_or("Invalid \\uXXXX escape")?;
+                        if !(0xDC00..0xE000).contains(&lo) {
+                            return Err("Invalid \\uXXXX\\uXXXX surrogate pair escape");
+                        }
+                        i += 6;
+                        char::from_u32(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00))
+                            .unwrap_or('\u{FFFD}')
+                    } else {
+                        return Err("Invalid \\uXXXX\\uXXXX surrogate pair escape");
+                    }
+                } else if (0xDC00..0xE000).contains(&cp) {
+                    '\u{FFFD}'
+                } else {
+                    char::from_u32(cp).unwrap_or('\u{FFFD}')
+                };
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+            }
+            _ => return Err("Invalid escape"),
+        }
+    }
+    Ok(match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
 }
 
 /// Parses one JSON text (for `fromjson`, `--argjson`, `tonumber`): exactly one value.
@@ -643,14 +660,14 @@ pub fn write(out: &mut Vec<u8>, v: &Val, style: &Style) {
     write_at(out, v, style, 0);
 }
 
-const COL_NULL: &[u8] = b"\x1b[1;30m";
+const COL_NULL: &[u8] = b"\x1b[0;90m";
 const COL_FALSE: &[u8] = b"\x1b[0;39m";
 const COL_TRUE: &[u8] = b"\x1b[0;39m";
 const COL_NUM: &[u8] = b"\x1b[0;39m";
 const COL_STR: &[u8] = b"\x1b[0;32m";
 const COL_ARR: &[u8] = b"\x1b[1;39m";
 const COL_OBJ: &[u8] = b"\x1b[1;39m";
-const COL_KEY: &[u8] = b"\x1b[34;1m";
+const COL_KEY: &[u8] = b"\x1b[1;34m";
 const COL_RESET: &[u8] = b"\x1b[0m";
 
 fn newline(out: &mut Vec<u8>, style: &Style, depth: usize) {
@@ -719,7 +736,6 @@ fn write_at(out: &mut Vec<u8>, v: &Val, style: &Style, depth: usize) {
                     color(out, COL_ARR);
                     out.push(b',');
                 }
-                color(out, COL_RESET);
                 if pretty(style) {
                     newline(out, style, depth + 1);
                 }
@@ -750,24 +766,19 @@ fn write_at(out: &mut Vec<u8>, v: &Val, style: &Style, depth: usize) {
                     color(out, COL_OBJ);
                     out.push(b',');
                 }
-                color(out, COL_RESET);
                 if pretty(style) {
                     newline(out, style, depth + 1);
                 }
-                if style.color {
-                    out.extend_from_slice(COL_KEY);
-                    write_str(out, &k.0, style.ascii);
-                    out.extend_from_slice(COL_RESET);
-                    out.extend_from_slice(COL_OBJ);
-                    out.push(b':');
-                    out.extend_from_slice(COL_RESET);
-                } else {
-                    write_str(out, &k.0, style.ascii);
-                    out.push(b':');
-                }
+                color(out, COL_RESET);
+                color(out, COL_KEY);
+                write_str(out, &k.0, style.ascii);
+                color(out, COL_RESET);
+                color(out, COL_OBJ);
+                out.push(b':');
                 if pretty(style) {
                     out.push(b' ');
                 }
+                color(out, COL_RESET);
                 write_at(out, x, style, depth + 1);
             }
             color(out, COL_OBJ);

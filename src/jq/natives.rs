@@ -237,10 +237,7 @@ pub fn all() -> Vec<Fun> {
         fun1!("bsearch", |v, t| match &v {
             Val::Arr(a) => {
                 spend(1 + (a.len() as f64).log2() as u64)?;
-                Ok(Val::Num(match a.binary_search_by(|x| cmp(x, &t)) {
-                    Ok(i) => i as f64,
-                    Err(i) => -1.0 - i as f64,
-                }))
+                Ok(Val::Num(bsearch(a, &t)))
             }
             v => err(format!("{} cannot be searched from", v.kind_and_trunc())),
         }),
@@ -569,13 +566,7 @@ fn length(v: V) -> ValR<V, V> {
         Val::Null => Val::Num(0.0),
         Val::Bool(_) => return err(format!("{} has no length", v.kind_and_trunc())),
         Val::Num(x) => Val::Num(x.abs()),
-        Val::Lit(l) => {
-            if l.f < 0.0 {
-                Val::Num(-l.f)
-            } else {
-                v.clone()
-            }
-        }
+        Val::Lit(l) => Val::Num(l.f.abs()),
         Val::Str(s) => Val::Num(s.chars().count() as f64),
         Val::Arr(a) => Val::Num(a.len() as f64),
         Val::Obj(o) => Val::Num(o.len() as f64),
@@ -609,6 +600,7 @@ fn has(v: V, k: V) -> ValR<V, V> {
             let i = k.as_f64().unwrap_or(-1.0);
             Ok(Val::Bool(i >= 0.0 && i < a.len() as f64))
         }
+        (Val::Null, Val::Str(_) | Val::Num(_) | Val::Lit(_)) => Ok(Val::Bool(false)),
         _ => err(format!(
             "Cannot check whether {} has a {} key",
             v.type_name(),
@@ -867,4 +859,50 @@ fn limit<'a, T: 'a>(n: V, mut it: BoxIter<'a, ValX<'a, T, V>>) -> BoxIter<'a, Va
         left -= 1.0;
         it.next()
     }))
+}
+
+/// jq 1.7.1's `bsearch`, step for step (it answers the same on unsorted arrays).
+fn bsearch(a: &[V], t: &V) -> f64 {
+    let n = a.len() as i64;
+    if n == 0 {
+        return -1.0;
+    }
+    if n == 1 {
+        return if &a[0] == t {
+            0.0
+        } else if cmp(t, &a[0]).is_lt() {
+            -1.0
+        } else {
+            -2.0
+        };
+    }
+    let (mut start, mut end, mut ans): (i64, i64, Option<i64>) = (0, n - 1, None);
+    while start <= end {
+        if ans.is_some() {
+            end = -1;
+            continue;
+        }
+        let mid = (start + end).div_euclid(2);
+        let m = &a[mid as usize];
+        if m == t {
+            ans = Some(mid);
+        } else if start == end {
+            end = -1;
+        } else if cmp(m, t).is_lt() {
+            start = mid + 1;
+        } else {
+            end = mid - 1;
+        }
+    }
+    match ans {
+        Some(i) => i as f64,
+        None => {
+            let at = a.get(start as usize).cloned().unwrap_or(Val::Null);
+            if cmp(&at, t).is_lt() {
+                (-2 - start) as f64
+            } else {
+                (-1 - start) as f64
+            }
+        }
+    }
 }

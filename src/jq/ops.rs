@@ -219,7 +219,7 @@ pub fn rem(a: Val, b: Val) -> ValR<Val, Val> {
             let r = if bi == -1 { 0 } else { dtoi(x) % bi };
             Ok(Val::Num(r as f64))
         }
-        (a, b) => binop_err(&a, &b, "cannot be divided"),
+        (a, b) => binop_err(&a, &b, "cannot be divided (remainder)"),
     }
 }
 

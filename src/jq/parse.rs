@@ -795,7 +795,49 @@ impl<'s> Parser<'s> {
             }
             self.expect_sym(",")?;
         }
-        Ok(Term::Obj(entries))
+        if entries
+            .iter()
+            .all(|(k, v)| single(k) && v.as_ref().is_none_or(single))
+        {
+            return Ok(Term::Obj(entries));
+        }
+        // jq builds objects with the first entry's outputs in the outer loop (jaq's
+        // object sum would run the last one outermost): bind the entries in order
+        let mut binds: Vec<(T<'s>, &'s str)> = Vec::new();
+        let mut simple = Vec::new();
+        for (k, v) in entries {
+            let (k, v) = match (k, v) {
+                (Term::Var(x), None) => (str_term(&x[1..]), Term::Var(x)),
+                (k, None) => {
+                    let idx = Term::Path(
+                        Box::new(Term::Id),
+                        Path(vec![(Part::Index(k.clone()), Opt::Essential)]),
+                    );
+                    (k, idx)
+                }
+                (k, Some(v)) => (k, v),
+            };
+            let k = if single(&k) {
+                k
+            } else {
+                let x = self.fresh_var("key");
+                binds.push((k, x));
+                Term::Var(x)
+            };
+            let v = if single(&v) {
+                v
+            } else {
+                let x = self.fresh_var("val");
+                binds.push((v, x));
+                Term::Var(x)
+            };
+            simple.push((k, Some(v)));
+        }
+        let mut out = Term::Obj(simple);
+        for (t, x) in binds.into_iter().rev() {
+            out = bind(t, Pattern::Var(x), out);
+        }
+        Ok(out)
     }
 
     /// An object value: terms joined by `|`, maybe negated.
@@ -964,4 +1006,98 @@ fn binop_prec(t: Tok<'_>) -> Option<(u8, Assoc)> {
         (Kind::Sym, "*" | "/" | "%") => (9, Left),
         _ => return None,
     })
+}
+
+/// Whether a term yields at most one value (conservatively).
+fn single(t: &T<'_>) -> bool {
+    const ONE: &[&str] = &[
+        "length",
+        "tostring",
+        "tojson",
+        "type",
+        "keys",
+        "keys_unsorted",
+        "not",
+        "ascii_downcase",
+        "ascii_upcase",
+        "floor",
+        "ceil",
+        "round",
+        "fabs",
+        "sqrt",
+        "tonumber",
+        "utf8bytelength",
+        "todate",
+        "fromdate",
+        "gmtime",
+        "mktime",
+        "explode",
+        "implode",
+        "reverse",
+        "sort",
+        "unique",
+        "min",
+        "max",
+        "add",
+        "null",
+        "true",
+        "false",
+        "empty",
+        "now",
+        "ltrimstr",
+        "rtrimstr",
+        "startswith",
+        "endswith",
+        "has",
+        "contains",
+        "join",
+        "test",
+        "strftime",
+        "strptime",
+        "split",
+        "ascii",
+        "abs",
+        "to_entries",
+        "from_entries",
+        "input_line_number",
+        "@text",
+        "@json",
+        "@html",
+        "@uri",
+        "@csv",
+        "@tsv",
+        "@sh",
+        "@base64",
+        "@base64d",
+    ];
+    match t {
+        Term::Id | Term::Num(_) | Term::Var(_) | Term::Arr(_) => true,
+        Term::Str(_, parts) => parts.iter().all(|p| match p {
+            StrPart::Term(t) => single(t),
+            _ => true,
+        }),
+        Term::Neg(t) => single(t),
+        Term::Path(head, Path(parts)) => {
+            single(head)
+                && parts.iter().all(|(p, _)| match p {
+                    Part::Index(i) => single(i),
+                    Part::Range(None, None) => false,
+                    Part::Range(a, b) => {
+                        a.as_ref().is_none_or(single) && b.as_ref().is_none_or(single)
+                    }
+                })
+        }
+        Term::Obj(es) => es
+            .iter()
+            .all(|(k, v)| single(k) && v.as_ref().is_none_or(single)),
+        Term::BinOp(l, op, r) => {
+            !matches!(op, BinaryOp::Comma | BinaryOp::Pipe(Some(_))) && single(l) && single(r)
+        }
+        Term::TryCatch(b, c) => single(b) && c.as_deref().is_none_or(single),
+        Term::IfThenElse(arms, els) => {
+            arms.iter().all(|(c, t)| single(c) && single(t)) && els.as_deref().is_none_or(single)
+        }
+        Term::Call(name, args) => ONE.contains(name) && args.iter().all(single),
+        _ => false,
+    }
 }

@@ -143,6 +143,17 @@ impl Fifo {
                     &serde_json::json!({ "name": key, "length": value.len() }),
                 )?)
             }
+            "stats" => {
+                exists()?;
+                Ok(json(
+                    200,
+                    &serde_json::json!({
+                        "wasm_memory_bytes": super::wasm_memory_bytes(),
+                        "sqlite_bytes": self.state.storage().sql().database_size(),
+                        "log_entries": store.log_len()?,
+                    }),
+                )?)
+            }
             "log-entry" => {
                 exists()?;
                 let id = header(&req, "x-mkfifo-entry")?;

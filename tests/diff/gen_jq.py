@@ -1,0 +1,184 @@
+"""jq: generated filters (paths, arithmetic, strings, construction, reduce/foreach,
+builtins, errors caught and uncaught) over generated JSON (numbers of every shape: big
+integers, 1e1000, -0, literals like 1.10 and 1E2; unicode and escapes; deep nesting),
+with the options people use, compared with jq 1.7.1."""
+import json
+import shlex
+
+THRESHOLD = 0.99
+
+NUMS = ["0", "-0", "1", "-1", "2", "3", "10", "1.5", "-2.25", "0.1", "1.10", "1E2", "1e2",
+        "100000000000000000000", "9007199254740993", "-9007199254740993", "1e1000",
+        "-1e1000", "1e-7", "0.00001", "123456789012", "3.14159265358979323846", "1.0",
+        "0.30000000000000004", "5e-324", "1.7976931348623157e308", "12.5e1", "00012"]
+STRS = ['""', '"a"', '"abc"', '"Hello, World"', '"a,b,c"', '"  pad "', '"\\u00e9t\\u00e9"',
+        '"\\ud83d\\ude00x"', '"tab\\there"', '"new\\nline"', '"quote\\"s"', '"back\\\\slash"',
+        '"\\u0000nul"', '"\\u007f"', '"2015-03-05T23:51:47Z"', '"1"', '"-1.5"', '"abcabc"',
+        '"ABC def"', '"x y z"', '"<&>"', '"key"', '"\\u2028"']
+KEYS = ["a", "b", "c", "key", "x", "é", "a b", ""]
+
+
+def rand_scalar(rng):
+    r = rng.random()
+    if r < 0.4:
+        return rng.choice(NUMS)
+    if r < 0.75:
+        return rng.choice(STRS)
+    return rng.choice(["null", "true", "false"])
+
+
+def rand_json(rng, depth=0):
+    r = rng.random()
+    if depth > 3 or r < 0.35:
+        return rand_scalar(rng)
+    if r < 0.65:
+        n = rng.randint(0, 4)
+        return "[" + ",".join(rand_json(rng, depth + 1) for _ in range(n)) + "]"
+    n = rng.randint(0, 4)
+    keys = [rng.choice(KEYS) for _ in range(n)]
+    return "{" + ",".join(json.dumps(k) + ":" + rand_json(rng, depth + 1) for k in keys) + "}"
+
+
+OBJ = '{"a":1,"b":[1,2,{"c":"x"}],"c":{"d":null,"e":[true,false]},"name":"n","n":-2.5}'
+ARR = '[3,1,2,"a",null,[1],{"k":1},1.5,-0,true]'
+NUMARR = '[5,3,8,1,9,2,7,1.5,-4,100000000000000000000]'
+STRARR = '["b","a","abc","","é","B","a1"]'
+OBJS = '[{"id":1,"name":"x","v":3},{"id":2,"name":"y","v":1},{"id":3,"name":"x","v":2}]'
+
+FILTERS = [
+    # paths and indexing
+    ".", ".a", ".b", ".b[0]", ".b[-1]", ".b[1:]", ".b[:2]", ".b[-2:]", ".c.d", ".c.e[0]",
+    ".[]", ".[]?", "..", "[..]", "[paths]", "[paths(type == \"number\")]", "[leaf_paths?]",
+    ".a?", ".[0]?", "try .a catch .", "try .[0] catch .", "try .[] catch .",
+    "[.[] | type]", "keys?", "keys_unsorted?", "try keys catch .", "length?",
+    "try length catch .", "to_entries?", "[.. | numbers]", "[.. | strings]",
+    "path(..)", "[path(.. | select(type == \"string\"))]", "getpath([\"a\"])?",
+    "getpath([\"b\",2,\"c\"])?", "try getpath([\"a\",0]) catch .", "[getpath([\"x\"],[\"a\"])?]",
+    "del(.a)?", "del(.[0])?", "try del(.b[0]) catch .", "delpaths([[\"a\"],[\"b\",0]])?",
+    "to_entries? | from_entries", "with_entries(.value |= tostring)?", "setpath([\"z\"]; 1)?",
+    "try setpath([0]; 1) catch .", ".[1:3]?", ".[\"a\"]?", "has(\"a\")?", "try has(0) catch .",
+    "[.[]?] | length", "first(.[]?)", "[limit(2; .[]?)]", "[.[]?] | last", "tostream",
+    "[tostream] | fromstream(.[])", "pick(.a)?", "try pick(.b[1]) catch .",
+    # arithmetic and numbers
+    ". + 1?", "try (. + 1) catch .", "try (. * 2) catch .", "try (. - 1) catch .",
+    "try (. / 2) catch .", "try (. % 3) catch .", "try -. catch .", "[.[]? | numbers | . * 3]",
+    "[.[]? | numbers] | add", "[.[]? | numbers] | sort", "[.[]? | numbers] | min, max",
+    "try (1 / 0) catch .", "try (0 % 0) catch .", "[1,2,3] | add / length", "1e1000",
+    "-1e1000", "[1e1000, -1e1000, nan, -0, 0.1+0.2]", "100000000000000000000",
+    "100000000000000000000 + 1", "9007199254740993", "[9007199254740993] | .[0]",
+    "1.10, 1.10 + 0, 1E2, -1.10", "[.[]? | numbers | floor]", "[.[]? | numbers | sqrt]",
+    "[.[]? | numbers | tostring]", "[.[]? | numbers | tojson]", "infinite, -infinite, nan",
+    "[nan] | sort", "nan < 1, nan > 1", "[1, 1.0, 1.10] | unique", "13911860366432393 == 13911860366432392",
+    "[range(5)]", "[range(2; 10; 3)]", "[range(5; 0; -2)]", "[range(0; 1; 0.3)]",
+    "pow(2; 10), log10(1000), (1000 | log10)", "[.[]? | numbers | round]",
+    "[3.7, -3.7] | map(floor, ceil, round, fabs, trunc)", "1 / 3", "2 / 3 * 3", "1e300 * 1e10",
+    "[5 % 3, -5 % 3, 5 % -3, 5.9 % 2.1]", "[.[]? | numbers | significand?]",
+    "[1,2] | .[1.7]", "[0,1,2,3,4] | .[1.2:3.7]", "1 as $x | [$x, -$x]",
+    # strings
+    "tostring", "tojson", "tojson | fromjson", "try ascii_downcase catch .",
+    "try ascii_upcase catch .", "try explode catch .", "try (explode | implode) catch .",
+    "try ltrimstr(\"a\") catch .", "try rtrimstr(\"c\") catch .", "try startswith(\"a\") catch .",
+    "try endswith(\"c\") catch .", "try split(\",\") catch .", "try (. / \",\") catch .",
+    "try test(\"a\") catch .", "try test(\"A\"; \"i\") catch .", "try [match(\"[a-c]\"; \"g\")] catch .",
+    "try [scan(\"[a-z]+\")] catch .", "try sub(\"a\"; \"X\") catch .", "try gsub(\"[aeiou]\"; \"_\") catch .",
+    "try capture(\"(?<first>.)\") catch .", "try [splits(\", *\")] catch .", "try utf8bytelength catch .",
+    "try (. * 3) catch .", "try @base64 catch .", "try (@base64 | @base64d) catch .", "try @uri catch .",
+    "try @html catch .", "try @sh catch .", "try @json catch .", "try @text catch .",
+    "try @csv catch .", "try @tsv catch .", "try indices(\"a\") catch .", "try index(\"b\") catch .",
+    "try rindex(\"b\") catch .", "try tonumber catch .", "\"x\\(.)y\"", "@json \"v: \\(.)\"",
+    "try (.[2:] | length) catch .", "try ascii catch .", "[.[]? | strings] | join(\"-\")",
+    "[.[]? | strings] | sort", "try (\"abc\" | .[1:]) catch .", "\"\\u00e9\" | length, utf8bytelength",
+    "try (. | @base32) catch .", "try fromjson catch .", "try (\"[1,2\" | fromjson) catch .",
+    # construction
+    "{a: .a?, b: 1}", "{(.name? // \"k\" | tostring): 1}", "[.[]?, 1]", "{a: (1,2), b: (3,4)}",
+    "[(1,2) + (10,20)]", "\"\\(1,2)-\\(3,4)\"", "{x: .}", "[{a:1} * {a:{b:2}}]", "{} + {a:1}",
+    "{\"a\":1} * {\"a\":{\"b\":2}} * {\"a\":{\"c\":3}}", "[.[]?] | reverse", "try reverse catch .",
+    "{$__loc__}", "$__loc__", "[1,[2,[3,[4]]]] | flatten, flatten(1)", "try flatten(-1) catch .",
+    "[[1,2],[3,4]] | transpose", "[[1,2],[3]] | combinations", "[1,2] | [combinations(2)]",
+    "{a:1} | has(\"a\"), has(\"b\")", "[1,[2]] | contains([[2]])", "\"foobar\" | contains(\"bar\")",
+    "try contains(1) catch .", "[1,2] | inside([1,2,3])", "{} | .a.b.c = 1", ".a.b |= . + 1",
+    "try (.[0] = 1) catch .", "[1,2,3] | .[1:] = [9]", "[1,2,3] | del(.[0,2])",
+    "[1,2,3] | to_entries", "{\"b\":2,\"a\":1} | keys, keys_unsorted", "[3,1,2] | sort_by(-.)",
+    # reduce / foreach / control
+    "reduce .[]? as $x (0; . + 1)", "reduce range(5) as $i ([]; . + [$i * 2])",
+    "[foreach range(5) as $i (0; . + $i)]", "[foreach range(5) as $i (0; . + $i; [$i, .])]",
+    "reduce range(3) as $x (0; .+1, .+10)", "reduce empty as $x (5; .+1)",
+    "[foreach range(4) as $x (0; if $x == 1 then empty else . + 1 end)]",
+    "[limit(3; repeat(1))]", "[limit(0; 1, 2)]", "[limit(-1; 1, 2)]", "first(range(10; 0; -1))",
+    "[.[]? | select(type == \"number\")]", "[.[]? | values]", "isempty(empty), isempty(1)",
+    "[until(. > 100; . * 2 + 1)]?", "[0 | while(. < 5; . + 1)]", "[recurse(if . < 3 then . + 1 else empty end)]?",
+    "label $out | 1, 2, break $out, 3", "[.[]? | (if type == \"number\" then . else empty end)]",
+    "if . then \"t\" elif . == false then \"f\" else \"n\" end", "if . == null then 1 end",
+    "try error catch .", "try error(\"x\") catch .", "try error({a:1}) catch .", "try error(null) catch .",
+    "(1, error(\"x\"), 2)?", "[.[]? | try (if . == 1 then error(\"one\") else . end) catch \"c\"]",
+    ". as [$a, $b] | [$a, $b]", ". as {a: $a} ?// [$a] | $a", "[.[]? as [$a] ?// $a | $a]",
+    ". as {$a, b: [$c]} | [$a, $c]", "def f: . + 1; def g(x): x * 2; [1 | f, g(3)]",
+    "def f(n): if n > 0 then n, f(n - 1) else empty end; [f(3)]", "[.. | scalars] | length",
+    "[1, null, \"a\"] | map(. // \"d\")", "(null, false, 1) // 2", "[empty // 3]",
+    "any, all", "[1,2] | any(. > 1), all(. > 1)", "[] | any, all", "IN(1, 2)", "[1,2] | IN(.[]; 2, 3)",
+    "INDEX(.id)?", "[splits(\"a\")]?", "input_line_number", "$ENV | type", "env | type",
+    "ltrimstr(1)", "[1,2] | join(\",\")", "[\"a\", 1, null, true] | join(\"-\")",
+    "try ([[1]] | join(\",\")) catch .", "getpath([\"a\",0,\"b\"])?", "@text \"\\(.)!\"",
+    "tojson | length", "[.[]? | tostring | length]", "splits(\", \")?", "ascii_downcase?",
+    "[.[]? | objects]", "[.[]? | arrays]", "[.[]? | booleans]", "[.[]? | nulls]", "[.[]? | iterables]",
+    "map_values(. // 0)?", "walk(if type == \"number\" then . + 1 else . end)",
+    "[paths(..)]", "(.. | numbers) |= . * 2", "(.[]? | select(. == null)) |= 0",
+    "to_entries? | map(select(.value != null)) | from_entries", "group_by(type)?",
+    "unique_by(type)?", "min_by(.)?, max_by(.)?", "[.[]? | type] | unique",
+    "bsearch(1)?", "[.[]?] | implode?", "try ([65, 66] | implode) catch .", "[65.9, 0x] | implode?",
+    "splits(\"x\"; \"g\")?", "@sh \"echo \\(.)\"", "[.[]? | @sh]?", "gmtime?", "todate?",
+    "try (1425599621 | todate) catch .", "\"2015-03-05T23:51:47Z\" | fromdate",
+    "1425599621 | gmtime | mktime", "1425599621 | strftime(\"%A %B %d %Y %j %H:%M:%S %Z\")",
+    "\"10:15 2020-01-02\" | strptime(\"%H:%M %Y-%m-%d\")", "now | type", "builtins | length",
+    "[builtins | select(startswith(\"to\"))] | sort", "\"a\" * 0, \"a\" * -1, \"ab\" * 2.5",
+    "tostring | ascii_downcase | explode | length", "splits", "foo", "$x", ".a[", "1 +", "}",
+]
+
+OPTIONS = [["-c"], ["-c"], ["-c"], ["-c"], [], ["-r"], ["-S", "-c"], ["-a", "-c"], ["--tab"],
+           ["--indent", "3"], ["--indent", "0"], ["-j"], ["-e", "-c"], ["-cr"], ["-C", "-c"],
+           ["--seq", "-nc"], ["--indent", "7"], ["-a"], ["-S"], ["-r", "-a"]]
+
+
+def case(rng, filt, stdin, opts):
+    args = ["jq"] + opts + [filt]
+    return {"tool": "jq", "script": " ".join(shlex.quote(a) for a in args),
+            "stdin": stdin.encode()}
+
+
+def cases(rng):
+    fixed = [OBJ, ARR, NUMARR, STRARR, OBJS, "null", '"abc"', "42", "[]", "{}"]
+    for filt in FILTERS:
+        inputs = rng.sample(fixed, 3) + [rand_json(rng), rand_scalar(rng)]
+        for stdin in inputs:
+            yield case(rng, filt, stdin + "\n", rng.choice(OPTIONS[:5]))
+    # printing: every option over random values
+    for _ in range(300):
+        opts = rng.choice(OPTIONS)
+        stdin = "\n".join(rand_json(rng) for _ in range(rng.randint(1, 3))) + "\n"
+        yield case(rng, rng.choice([".", ".[]?", "tojson", "..", "[.]", "keys?"]), stdin, opts)
+    # numbers kept as written, and computed
+    for n in NUMS:
+        for f in [".", ". + 0", "-.", "[.]", "tostring", ". == 1", "{a: .}", ". * 1", "floor",
+                  "[., 1] | sort", "tojson", "length"]:
+            yield case(rng, f, n + "\n", ["-c"])
+    # input handling: several values, raw, slurp, null input, bad JSON
+    texts = ["1 2 3", "[1,2] [3]", '"a" "b"', "{\"a\":1}{\"a\":2}", "1\n\n2", "[1,\n2]",
+             "", "   ", "nan", "NaN", "-nan", "infinity", "[1 2]", "{\"a\" 1}", "[1,]", "]",
+             "\"abc", "tru", "01", ".5", "1.", "+1", "\ufeff[1]", "[1]]", "\"\\ud800\"",
+             "{\"a\":1,\"a\":2}", "[" * 256 + "]" * 256, "[" * 257 + "]" * 257, "1e1000",
+             "100000000000000000000", "\"\\u00e9\\n\\t\\\"\"", "\"a\tb\""]
+    for t in texts:
+        for opts, f in [(["-c"], "."), (["-c"], "[., input_line_number]"), (["-cs"], "."),
+                        (["-cn"], "[inputs]"), (["-cR"], "."), (["-cRs"], "."),
+                        (["-cn"], "input"), (["-c", "--stream"], "."), (["-e"], ".")]:
+            yield case(rng, f, t + "\n", opts)
+    # arguments
+    for opts, f in [(["-n", "--arg", "x", "1"], "$x"), (["-n", "--argjson", "x", "{\"a\":1}"], "$x.a"),
+                    (["-n", "--arg", "x", "1"], "$ARGS"), (["-n", "--args"], "$ARGS"),
+                    (["-nc", "--args", "a", "b"], "$ARGS.positional"),
+                    (["-nc", "--jsonargs", "1", "{}"], "$ARGS"), (["-n", "--argjson", "x", "bad"], "$x"),
+                    (["-n", "--indent", "9"], "1"), (["-n", "--foo"], "1"), (["-n"], "halt_error"),
+                    (["-n"], "\"bye\\n\" | halt_error(1)"), (["-n"], "{} | halt_error(2)"),
+                    (["-n"], "1, error(\"x\"), 2"), (["-ne"], "false"), (["-ne"], "empty"),
+                    (["-ne"], "1"), (["-n", "--raw-output0"], "\"a\", \"b\""), (["-n"], "halt")]:
+        yield case(rng, f, "", opts)
