@@ -18,12 +18,14 @@ mod base64;
 mod basenc;
 mod cat;
 mod curl;
+mod cut;
 mod date;
 mod echo;
 mod false_;
 mod grep;
 mod gunzip;
 mod gzip;
+mod head;
 mod hmac;
 mod jq;
 mod md5sum;
@@ -37,9 +39,13 @@ mod sha224sum;
 mod sha256sum;
 mod sha384sum;
 mod sha512sum;
+mod sort;
+mod tail;
 mod tee;
 mod test_;
+mod tr;
 mod true_;
+mod wc;
 mod xargs;
 mod yes;
 mod zcat;
@@ -65,6 +71,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("basenc", basenc::run),
     ("cat", cat::run),
     ("curl", curl::run),
+    ("cut", cut::run),
     ("date", date::run),
     ("echo", echo::run),
     ("egrep", grep::run),
@@ -73,6 +80,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
+    ("head", head::run),
     ("hmac", hmac::run),
     ("jq", jq::run),
     ("md5sum", md5sum::run),
@@ -86,9 +94,13 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha256sum", sha256sum::run),
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
+    ("sort", sort::run),
+    ("tail", tail::run),
     ("tee", tee::run),
     ("test", test_::run),
+    ("tr", tr::run),
     ("true", true_::run),
+    ("wc", wc::run),
     ("xargs", xargs::run),
     ("yes", yes::run),
     ("zcat", zcat::run),

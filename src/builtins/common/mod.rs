@@ -7,5 +7,6 @@ pub mod digest;
 pub mod float;
 pub mod format;
 pub mod gzip;
+pub mod operands;
 pub mod quote;
 pub mod regex;

@@ -1,0 +1,331 @@
+//! `tail`: the last lines or bytes of each operand, or all from the Nth on, as GNU tail.
+//! Following (`-f`, `-F`) has nothing to follow here: input is read once, as GNU does for
+//! a pipe. Spends 1 step per line it counts plus 1 per 64 bytes it looks at.
+
+use memchr::memchr;
+
+use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::operands::{self, parse_size, quote_arg, SizeError};
+use crate::builtins::head::last_lines_start;
+use crate::builtins::Ctx;
+use crate::error::{Result, Status};
+
+const SPEC: Spec = Spec {
+    short: "c:n:fFqs:vz0123456789",
+    long: &[
+        long("bytes", Arg::Required, Some('c')),
+        long("follow", Arg::Optional, Some('f')),
+        long("lines", Arg::Required, Some('n')),
+        long("max-unchanged-stats", Arg::Required, None),
+        long("pid", Arg::Required, None),
+        long("quiet", Arg::No, Some('q')),
+        long("retry", Arg::No, None),
+        long("silent", Arg::No, Some('q')),
+        long("sleep-interval", Arg::Required, Some('s')),
+        long("verbose", Arg::No, Some('v')),
+        long("zero-terminated", Arg::No, Some('z')),
+    ],
+    stop_at_operand: false,
+};
+
+struct Opts {
+    bytes: bool,
+    count: u64,
+    /// Count from the start (`+N`) instead of from the end.
+    from_start: bool,
+    headers: Option<bool>,
+    eol: u8,
+    follow_name: bool,
+    follow: bool,
+    retry: bool,
+    pid: bool,
+}
+
+/// A message and whether GNU adds its "Try ... --help" line.
+type ArgError = (String, bool);
+
+pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    let (opts, operands) = match parse_args(&args[1..]) {
+        Ok(v) => v,
+        Err((msg, usage)) => {
+            if usage {
+                usage_error(ctx.stderr, "tail", &msg);
+            } else {
+                ctx.stderr
+                    .extend_from_slice(format!("tail: {msg}\n").as_bytes());
+            }
+            return Ok(1);
+        }
+    };
+    if opts.retry && !opts.follow {
+        ctx.stderr.extend_from_slice(
+            b"tail: warning: --retry ignored; --retry is useful only when following\n",
+        );
+    }
+    if opts.pid && !opts.follow {
+        ctx.stderr.extend_from_slice(
+            b"tail: warning: PID ignored; --pid=PID is useful only when following\n",
+        );
+    }
+    if opts.count == 0 && !opts.from_start && !opts.follow {
+        return Ok(0);
+    }
+    let operands = operands::or_stdin(&operands);
+    if opts.follow_name && operands.iter().any(|o| o == b"-") {
+        ctx.stderr
+            .extend_from_slice(b"tail: cannot follow '-' by name\n");
+        return Ok(1);
+    }
+    let headers = opts.headers.unwrap_or(operands.len() > 1);
+    let mut status = 0;
+    let mut first = true;
+    for name in &operands {
+        let Some(data) = operands::open_for_reading(ctx, "tail", name)? else {
+            status = 1;
+            continue;
+        };
+        if headers {
+            operands::file_header(ctx.stdout, &mut first, name);
+        }
+        let start = start_of(ctx, &opts, &data)?;
+        ctx.budget.spend_bytes(data.len() - start)?;
+        ctx.stdout.extend_from_slice(&data[start..]);
+    }
+    Ok(status)
+}
+
+/// Where the part that tail prints starts.
+fn start_of(ctx: &mut Ctx<'_>, o: &Opts, data: &[u8]) -> Result<usize> {
+    let len = data.len() as u64;
+    if o.bytes {
+        return Ok(if o.from_start {
+            o.count.saturating_sub(1).min(len) as usize
+        } else {
+            len.saturating_sub(o.count) as usize
+        });
+    }
+    if !o.from_start {
+        return last_lines_start(ctx, data, o.count, o.eol);
+    }
+    let mut at = 0;
+    for _ in 1..o.count {
+        if at >= data.len() {
+            break;
+        }
+        ctx.budget.spend(1)?;
+        at = match memchr(o.eol, &data[at..]) {
+            Some(i) => at + i + 1,
+            None => data.len(),
+        };
+        ctx.budget.spend_bytes(at)?;
+    }
+    Ok(at)
+}
+
+fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), ArgError> {
+    let mut o = Opts {
+        bytes: false,
+        count: 10,
+        from_start: false,
+        headers: None,
+        eol: b'\n',
+        follow_name: false,
+        follow: false,
+        retry: false,
+        pid: false,
+    };
+    if let Some(operands) = obsolete(args, &mut o)? {
+        return Ok((o, operands));
+    }
+    let parsed = SPEC.parse(args).map_err(|m| (m, true))?;
+    for opt in &parsed.opts {
+        let v = opt.value();
+        match opt.key {
+            "c" | "n" => {
+                o.bytes = opt.key == "c";
+                let what = if o.bytes { "bytes" } else { "lines" };
+                // `+N` counts from the start, and stays so for later counts without `+`;
+                // the `+` itself goes to the number parser, which allows one.
+                let num = match v.first() {
+                    Some(b'+') => {
+                        o.from_start = true;
+                        v
+                    }
+                    Some(b'-') => &v[1..],
+                    _ => v,
+                };
+                o.count = match parse_size(num) {
+                    Ok(n) => n,
+                    Err(SizeError::Invalid) => {
+                        return Err((format!("invalid number of {what}: {}", quote_arg(v)), false))
+                    }
+                    Err(SizeError::TooLarge) => {
+                        return Err((
+                            format!(
+                            "invalid number of {what}: {}: Value too large for defined data type",
+                            quote_arg(v)
+                        ),
+                            false,
+                        ))
+                    }
+                };
+            }
+            "f" => {
+                o.follow = true;
+                o.follow_name = false;
+                match v {
+                    b"" | b"d" | b"de" | b"des" | b"desc" | b"descr" | b"descri" | b"descrip"
+                    | b"descript" | b"descripto" | b"descriptor" => {}
+                    b"n" | b"na" | b"nam" | b"name" => o.follow_name = true,
+                    _ => {
+                        return Err((
+                            format!(
+                                "invalid argument {} for '--follow'\nValid arguments are:\n  - 'descriptor'\n  - 'name'",
+                                quote_arg(v)
+                            ),
+                            true,
+                        ))
+                    }
+                }
+            }
+            "F" => {
+                o.follow = true;
+                o.follow_name = true;
+                o.retry = true;
+            }
+            "retry" => o.retry = true,
+            "pid" => {
+                let ok = !v.is_empty() && v.iter().all(u8::is_ascii_digit);
+                if !ok {
+                    return Err((format!("invalid PID: {}", quote_arg(v)), false));
+                }
+                o.pid = true;
+            }
+            "s" => {
+                let ok = std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|s| s.trim_start().parse::<f64>().ok())
+                    .is_some_and(|x| x >= 0.0);
+                if !ok {
+                    return Err((
+                        format!("invalid number of seconds: {}", quote_arg(v)),
+                        false,
+                    ));
+                }
+            }
+            "max-unchanged-stats" => {
+                if parse_size(v).is_err() || v.ends_with(b"b") {
+                    return Err((
+                        format!(
+                            "invalid maximum number of unchanged stats between opens: {}",
+                            quote_arg(v)
+                        ),
+                        false,
+                    ));
+                }
+            }
+            "q" => o.headers = Some(false),
+            "v" => o.headers = Some(true),
+            "z" => o.eol = 0,
+            digit => {
+                return Err((format!("option used in invalid context -- {digit}"), false));
+            }
+        }
+    }
+    Ok((o, parsed.operands))
+}
+
+/// The old forms `tail [+-]NUM[bcl][f] [FILE]`: the operands when `args` is one.
+fn obsolete(args: &[Vec<u8>], o: &mut Opts) -> std::result::Result<Option<Vec<Vec<u8>>>, ArgError> {
+    let eligible = match args {
+        [_] => true,
+        [_, second] => !(second.len() > 1 && second[0] == b'-') || second == b"--",
+        [_, second, _] => second == b"--",
+        _ => false,
+    };
+    let Some(first) = args.first().filter(|_| eligible) else {
+        return Ok(None);
+    };
+    let (from_start, body) = match first.split_first() {
+        Some((b'+', body)) => (true, body),
+        Some((b'-', body)) if !body.is_empty() && body != b"c" => (false, body),
+        _ => return Ok(None),
+    };
+    let digits = body.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut rest = &body[digits..];
+    let mut mult = 1u64;
+    let mut bytes = false;
+    match rest.first() {
+        Some(b'b') => (mult, bytes) = (512, true),
+        Some(b'c') => bytes = true,
+        Some(b'l') => {}
+        _ => mult = 0,
+    }
+    if mult != 0 || rest.first() == Some(&b'l') {
+        rest = &rest[1..];
+    }
+    let mult = mult.max(1);
+    let follow = rest == b"f";
+    if !rest.is_empty() && !follow {
+        return Ok(None);
+    }
+    let count = if digits == 0 {
+        10 * mult
+    } else {
+        let n = parse_size(&body[..digits]).ok();
+        match n.and_then(|n| n.checked_mul(mult)) {
+            Some(n) => n,
+            None => {
+                return Err((
+                    format!(
+                        "invalid number: {}: Numerical result out of range",
+                        quote_arg(first)
+                    ),
+                    false,
+                ))
+            }
+        }
+    };
+    o.count = count;
+    o.bytes = bytes;
+    o.from_start = from_start;
+    o.follow = follow;
+    Ok(Some(
+        args[1..].iter().filter(|a| *a != b"--").cloned().collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtins::testing::run;
+
+    fn tail(args: &[&str], stdin: &str) -> (String, i32) {
+        let mut argv = vec!["tail"];
+        argv.extend_from_slice(args);
+        let r = run(&argv, stdin.as_bytes()).unwrap();
+        (r.stdout_str(), r.status)
+    }
+
+    const S12: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
+
+    // Expected values from GNU tail 9.1.
+    #[test]
+    fn counts() {
+        assert_eq!(tail(&["-3"], S12).0, "10\n11\n12\n");
+        assert_eq!(tail(&["+11"], S12).0, "11\n12\n");
+        assert_eq!(tail(&["-3c"], S12).0, "12\n");
+        assert_eq!(tail(&["-c", "+25"], S12).0, "12\n");
+        assert_eq!(tail(&["+"], S12).0, "10\n11\n12\n");
+        assert_eq!(tail(&["-n", "+0"], S12).0, S12);
+        assert_eq!(tail(&["-n", "1"], "a\nb").0, "b");
+        assert_eq!(tail(&["-z", "-n", "2"], "a\0b\0c").0, "b\0c");
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(tail(&["-3", "-v"], S12).1, 1);
+        assert_eq!(tail(&["-F"], S12), (String::new(), 1));
+        assert_eq!(tail(&["-f", "-n1"], S12), ("12\n".into(), 0));
+        assert_eq!(tail(&["+3", "nofile"], S12).1, 1);
+    }
+}
