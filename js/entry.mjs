@@ -13,6 +13,7 @@ import * as wasm from "../build/index.js";
 const PASSTHROUGH_START_MS = 10_000;
 const MAX_BODY_BYTES = 32 * 1024 * 1024; // as MAX_BODY in src/worker/fifo/mod.rs
 const MAX_API_BODY_BYTES = 1024 * 1024;
+const MAX_SHELL_BODY_BYTES = 16 * 1024 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";
 const ACCEL_HEADER_PREFIX = "x-accel-header-";
 
@@ -195,16 +196,16 @@ async function shell(request, env, ctx) {
       headers: { "Retry-After": "60", "Content-Type": "text/plain; charset=utf-8" },
     });
   }
-  return toRust(request, env, ctx);
+  return toRust(request, env, ctx, MAX_SHELL_BODY_BYTES);
 }
 
 // The Rust handlers take small bodies (envelopes, variables, scripts). The body is read
 // whole first: an answer sent while the client is still sending breaks the connection.
-async function toRust(request, env, ctx) {
+async function toRust(request, env, ctx, limit = MAX_API_BODY_BYTES) {
   const length = Number(request.headers.get("content-length") || 0);
-  if (length > MAX_API_BODY_BYTES) return plain(413, `at most ${MAX_API_BODY_BYTES >> 10} KiB here`);
+  if (length > limit) return plain(413, `at most ${limit >> 10} KiB here`);
   const body = request.body ? await request.arrayBuffer() : null;
-  if (body && body.byteLength > MAX_API_BODY_BYTES) return plain(413, `at most ${MAX_API_BODY_BYTES >> 10} KiB here`);
+  if (body && body.byteLength > limit) return plain(413, `at most ${limit >> 10} KiB here`);
   const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request), body });
   freshAfterPanic();
   return guarded(wasm.fetch(inner, env, ctx));

@@ -608,7 +608,7 @@ fn request_headers(o: &Opts, body: &Body) -> Vec<(String, String)> {
 /// curl's exit code for a transport failure, from the host's message.
 fn error_code(msg: &str) -> Status {
     let m = msg.to_ascii_lowercase();
-    if m.contains("resolve") {
+    if m.contains("resolve") || m.contains("lookup") || m.contains("dns") {
         6
     } else if m.contains("connect") {
         7
@@ -622,6 +622,33 @@ fn error_code(msg: &str) -> Status {
         35
     } else {
         56
+    }
+}
+
+/// curl's own words for a failure to resolve or to connect; the host's otherwise.
+fn curl_message(code: Status, url: &str, msg: &str) -> String {
+    let authority = url.split("://").nth(1).unwrap_or("");
+    let authority = &authority[..authority.find('/').unwrap_or(authority.len())];
+    let authority = authority.rsplit('@').next().unwrap_or(authority);
+    let (host, port) = match authority.rfind(':') {
+        Some(p) if !authority[p + 1..].contains(']') => (&authority[..p], &authority[p + 1..]),
+        _ => (
+            authority,
+            if url.starts_with("https") {
+                "443"
+            } else {
+                "80"
+            },
+        ),
+    };
+    match code {
+        6 => format!("Could not resolve host: {host}"),
+        7 if !msg.starts_with("Failed to connect") => {
+            format!(
+                "Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server"
+            )
+        }
+        _ => msg.to_string(),
     }
 }
 
@@ -704,6 +731,7 @@ fn transfer(
     let resp = match &answer {
         Err(msg) => {
             let code = error_code(msg);
+            let msg = &curl_message(code, &url, msg);
             complain(ctx, o, code, msg);
             done.exit = code;
             done.error = Some(msg.clone());

@@ -503,31 +503,31 @@ fn cmp_digits(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
-/// `a += b` on decimal digit strings without leading zeros.
+/// `a += b` on decimal digit strings without leading zeros, in place.
 fn add_digits(a: &mut Vec<u8>, b: &[u8]) {
+    if a.len() < b.len() {
+        let pad = b.len() - a.len();
+        a.splice(0..0, std::iter::repeat_n(b'0', pad));
+    }
     let mut carry = 0u8;
-    let n = a.len().max(b.len());
-    let mut out = Vec::with_capacity(n + 1);
-    for k in 0..n {
-        let da = if k < a.len() {
-            a[a.len() - 1 - k] - b'0'
+    let (mut i, mut j) = (a.len(), b.len());
+    while i > 0 {
+        i -= 1;
+        let db = if j > 0 {
+            j -= 1;
+            b[j] - b'0'
+        } else if carry == 0 {
+            return;
         } else {
             0
         };
-        let db = if k < b.len() {
-            b[b.len() - 1 - k] - b'0'
-        } else {
-            0
-        };
-        let s = da + db + carry;
-        out.push(b'0' + s % 10);
+        let s = a[i] - b'0' + db + carry;
+        a[i] = b'0' + s % 10;
         carry = s / 10;
     }
     if carry > 0 {
-        out.push(b'0' + carry);
+        a.insert(0, b'0' + carry);
     }
-    out.reverse();
-    *a = out;
 }
 
 #[cfg(test)]

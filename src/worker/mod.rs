@@ -29,6 +29,8 @@ pub async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
         api::handle(req, &env, rest).await
     } else if path == "/bin/sh" {
         shell::handle(req, &env).await
+    } else if path == "/_/stats" || path.starts_with("/_/stats/") {
+        stats(&env, &path).await
     } else if let Some(rest) = path.strip_prefix("/_/fault/") {
         fault(&env, rest).await
     } else {
@@ -43,6 +45,42 @@ pub(crate) fn steps(env: &Env) -> u64 {
         .ok()
         .and_then(|v| v.to_string().parse().ok())
         .unwrap_or(crate::budget::DEFAULT_LIMIT)
+}
+
+/// `/_/stats` (the isolate's WebAssembly memory) and `/_/stats/fifo/NAME` (also that FIFO's
+/// SQLite size and queue), when the operator turned them on with `MKFIFO_STATS=1`.
+async fn stats(env: &Env, path: &str) -> std::result::Result<Response, http::Failure> {
+    let on = env
+        .var("MKFIFO_STATS")
+        .map(|v| v.to_string() == "1")
+        .unwrap_or(false);
+    if !on {
+        return Err(http::Failure::new(404, "not found"));
+    }
+    if let Some(name) = path.strip_prefix("/_/stats/fifo/") {
+        let headers = worker::Headers::new();
+        headers.set(crate::protocol::OP, "stats")?;
+        headers.set(crate::protocol::FIFO, name)?;
+        let mut init = worker::RequestInit::new();
+        init.with_headers(headers);
+        let req = Request::new_with_init("https://fifo.internal/stats", &init)?;
+        let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
+        return Ok(stub.fetch_with_request(req).await?);
+    }
+    Ok(http::json(
+        200,
+        &serde_json::json!({ "wasm_memory_bytes": wasm_memory_bytes() }),
+    )?)
+}
+
+/// The size of this isolate's WebAssembly linear memory.
+pub(crate) fn wasm_memory_bytes() -> f64 {
+    let memory = wasm_bindgen::memory();
+    js_sys::Reflect::get(&memory, &"buffer".into())
+        .and_then(|b| js_sys::Reflect::get(&b, &"byteLength".into()))
+        .ok()
+        .and_then(|n| n.as_f64())
+        .unwrap_or(0.0)
 }
 
 /// Whether the operator allowed injected faults (`MKFIFO_FAULTS=1`): the tests use them to

@@ -137,6 +137,20 @@ def cases(rng):
                            "gunzip -l"],
                 "zcat": ["zcat", "zcat -f", "zcat -q", "zcat -", "zcat - -"]}[tool]
         yield {"tool": tool, "script": rng.choice(base), "stdin": s}
+    # Round trips through pipes.
+    for _ in range(150):
+        data = payload(rng)
+        lvl = rng.choice(["-1", "-3", "-4", "-6", "-9"])
+        script = rng.choice([
+            f"gzip {lvl} | gunzip",
+            f"gzip {lvl} | zcat | sha256sum",
+            f"gzip {lvl} | gzip -d -c | md5sum",
+            f"gzip {lvl} | gzip {lvl} | zcat | zcat | sha256sum",
+            f"gzip {lvl} | gzip -t; echo $?",
+            f"gzip {lvl} | gzip -l",
+            f"(gzip {lvl}; printf garbage) | gunzip | sha1sum",
+        ])
+        yield {"tool": "gzip", "script": script, "stdin": data}
     for script in ["gzip foo", "gzip -c foo", "gzip -d foo", "zcat foo", "gunzip foo.gz",
                    "gzip -0", "gzip -x", "gzip --bogus", "gzip - foo", "zcat foo -",
                    "gzip -S .z", "gzip -r", "gzip -a -d", "gzip -m", "gzip -M"]:

@@ -69,3 +69,22 @@ def cases(rng):
     for alg in ALGS:
         yield {"tool": "hmac", "script": f"hmac {alg}", "stdin": b"x",
                "ref": f"set -o pipefail; openssl dgst -{alg} -mac HMAC | sed 's/^.*= //; s/$/  -/'"}
+    # AWS Signature V4's key derivation, chained through hex keys as envelopes do it.
+    for _ in range(60):
+        secret = "".join(rng.choice("ABCDEFabcdef0123456789/+") for _ in range(40))
+        date = f"2026{rng.randrange(1, 13):02d}{rng.randrange(1, 29):02d}"
+        region = rng.choice(["us-east-1", "eu-west-3", "auto"])
+        sts = f"AWS4-HMAC-SHA256\\n{date}T000000Z\\n{date}/{region}/s3/aws4_request\\n" + "%064x" % rng.getrandbits(256)
+
+        def chain(mac_text, mac_hex, strip):
+            return (f"k=$(printf %s {date} | {mac_text(f'AWS4{secret}')} | {strip}); "
+                    f"k=$(printf %s {region} | {mac_hex('$k')} | {strip}); "
+                    f"k=$(printf %s s3 | {mac_hex('$k')} | {strip}); "
+                    f"k=$(printf %s aws4_request | {mac_hex('$k')} | {strip}); "
+                    f"printf '{sts}' | {mac_hex('$k')}")
+
+        ours = chain(lambda k: f"hmac -k '{k}'", lambda k: f'hmac -K "{k}"', "sed 's/ .*//'")
+        ref = chain(lambda k: f"openssl dgst -sha256 -mac HMAC -macopt 'key:{k}'",
+                    lambda k: f'openssl dgst -sha256 -mac HMAC -macopt "hexkey:{k}"',
+                    "sed 's/^.*= //'") + " | sed 's/^.*= //; s/$/  -/'"
+        yield {"tool": "hmac", "script": ours, "ref": ref, "stdin": b""}

@@ -180,3 +180,56 @@ test("a FIFO runs as a command in a script", async () => {
   const r = await fetch(`${worker.base}/caller/`, { method: "POST", body: "" });
   assert.equal(await r.text(), "first-arg:HELLO\n");
 });
+
+test("a Slack-style signature is checked by the envelope", async () => {
+  const { createHmac } = await import("node:crypto");
+  const secret = "8f742231b10e8888abcd99yyyzzz85a5";
+  await putFifo(
+    worker.base,
+    "slack",
+    [
+      "To: -",
+      "sig=v0=$(printf 'v0:%s:%s' \"$HTTP_X_SLACK_REQUEST_TIMESTAMP\" \"$(cat)\" | hmac -k \"$SLACK_SIGNING_SECRET\" | cut -d' ' -f1)",
+      "",
+      'if [ "$sig" = "$HTTP_X_SLACK_SIGNATURE" ]; then echo verified; else printf \'Status: 401\\n\\nbad signature\\n\'; fi',
+      "",
+    ].join("\n"),
+  );
+  await api(worker.base, "PUT", "fifos/slack/vars/SLACK_SIGNING_SECRET", secret);
+  const body = "token=xyz&team_id=T1&command=%2Fweather&text=94070";
+  const ts = "1531420618";
+  const sig = "v0=" + createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex");
+  const send = (signature, b = body) =>
+    fetch(`${worker.base}/slack/`, {
+      method: "POST",
+      body: b,
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": signature,
+      },
+    });
+  let r = await send(sig);
+  assert.equal(r.status, 200);
+  assert.equal(await r.text(), "verified\n");
+  r = await send(sig, body + "&x=1");
+  assert.equal(r.status, 401);
+  assert.equal(await r.text(), "bad signature\n");
+});
+
+test("an HMAC-signed relay signs exactly the bytes it sends", async () => {
+  const { createHmac } = await import("node:crypto");
+  const secret = "relay-secret";
+  await putFifo(
+    worker.base,
+    "signer",
+    `To: ${dest.url}/signed\nContent-Type: application/json\nX-Hub-Signature-256: sha256=$(hmac -k "$SECRET" | cut -d' ' -f1)\n\njq -c '{event: .action, id: .id}'\n`,
+  );
+  await api(worker.base, "PUT", "fifos/signer/vars/SECRET", secret);
+  const r = await fetch(`${worker.base}/signer/`, { method: "POST", body: '{"action":"opened","id":7,"noise":[1,2,3]}' });
+  assert.equal(r.status, 202);
+  const got = await until(() => sent("/signed")[0], "the signed request");
+  assert.equal(got.body.toString(), '{"event":"opened","id":7}\n');
+  const expected = "sha256=" + createHmac("sha256", secret).update(got.body).digest("hex");
+  assert.equal(got.headers["x-hub-signature-256"], expected);
+});

@@ -3,16 +3,34 @@
 //! longest match ends) and runs patterns with back-references. It spends one step per
 //! [`OPS_PER_STEP`] instructions executed, so a catastrophic pattern stops at the budget.
 
+use std::cell::RefCell;
+
 use super::parse::{Look, Node};
 use super::ByteSet;
 use crate::budget::Budget;
 use crate::error::Result;
 
 /// Instructions executed per step of the budget.
-pub const OPS_PER_STEP: u64 = 64;
+pub const OPS_PER_STEP: u64 = 8;
 
 /// Programs larger than this are "too big".
 pub const MAX_INSTS: usize = 1 << 20;
+
+/// How a group closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Plain,
+    /// A copy GNU treats as optional (a `*` body, the first optional copy of an
+    /// interval), tried first with a non-empty match...
+    NonEmpty,
+    /// ...and then empty, keeping the group's value from the last non-empty group close.
+    EmptyKeep,
+    /// The same copy when it is too big to try twice: either way, in preference order.
+    Marked,
+}
+
+/// Programs past this size no longer get the two tries of an optional group.
+const SPLIT_LIMIT: usize = 1 << 16;
 
 #[derive(Debug, Clone, Copy)]
 enum Inst {
@@ -23,8 +41,8 @@ enum Inst {
     Split(u32, u32),
     Jmp(u32),
     Open(u32),
-    /// Close a group; `true` when GNU treats this copy of it as optional.
-    Close(u32, bool),
+    /// Close a group.
+    Close(u32, Close),
     Backref(u32),
     /// Remember where a loop iteration starts.
     Mark(u32),
@@ -34,7 +52,7 @@ enum Inst {
 }
 
 /// A compiled program.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Prog {
     insts: Vec<Inst>,
     sets: Vec<ByteSet>,
@@ -43,6 +61,20 @@ pub struct Prog {
     icase: bool,
     multiline: bool,
     backrefs: bool,
+    /// Buffers kept from one run to the next (a substitution runs once per match).
+    scratch: RefCell<Scratch>,
+}
+
+/// The working memory of a run.
+#[derive(Debug, Default)]
+struct Scratch {
+    so: Vec<Option<usize>>,
+    eo: Vec<Option<usize>>,
+    snap_so: Vec<Option<usize>>,
+    snap_eo: Vec<Option<usize>>,
+    regs: Vec<usize>,
+    stack: Vec<Undo>,
+    visited: Vec<u64>,
 }
 
 /// Positions of the groups: `[start, end]` per group, group 0 being the whole match.
@@ -94,9 +126,35 @@ impl Compiler {
                 self.push(Inst::Look(*l))?;
             }
             Node::Group { index, node } => {
-                self.push(Inst::Open(*index as u32))?;
+                let g = *index as u32;
+                if !marked {
+                    self.push(Inst::Open(g))?;
+                    self.emit(node, false)?;
+                    self.push(Inst::Close(g, Close::Plain))?;
+                    return Ok(());
+                }
+                // GNU prefers a non-empty match of an optional group, then an empty one.
+                let start = self.insts.len();
+                let split = self.push(Inst::Split(0, 0))?;
+                self.push(Inst::Open(g))?;
                 self.emit(node, false)?;
-                self.push(Inst::Close(*index as u32, marked))?;
+                self.push(Inst::Close(g, Close::NonEmpty))?;
+                let jmp = self.push(Inst::Jmp(0))?;
+                let size = self.insts.len() - start;
+                if self.insts.len() + size > SPLIT_LIMIT {
+                    self.insts.truncate(start);
+                    self.push(Inst::Open(g))?;
+                    self.emit(node, false)?;
+                    self.push(Inst::Close(g, Close::Marked))?;
+                    return Ok(());
+                }
+                let second = self.pc();
+                self.push(Inst::Open(g))?;
+                self.emit(node, false)?;
+                self.push(Inst::Close(g, Close::EmptyKeep))?;
+                let end = self.pc();
+                self.patch(split, Inst::Split(split + 1, second));
+                self.patch(jmp, Inst::Jmp(end));
             }
             Node::Concat(items) => {
                 for item in items {
@@ -185,7 +243,27 @@ impl Prog {
             icase,
             multiline,
             backrefs,
+            scratch: RefCell::new(Scratch::default()),
         })
+    }
+
+    /// Runs a search with the kept buffers (or fresh ones if they are in use).
+    fn with_run<T>(
+        &self,
+        hay: &[u8],
+        start: usize,
+        end: Option<usize>,
+        budget: &mut Budget,
+        f: impl FnOnce(&mut Run<'_, '_>) -> Result<T>,
+    ) -> Result<T> {
+        let mut fresh = Scratch::default();
+        let mut kept = self.scratch.try_borrow_mut();
+        let scratch = match kept.as_mut() {
+            Ok(s) => &mut **s,
+            Err(_) => &mut fresh,
+        };
+        let mut run = Run::new(self, hay, start, end, budget, scratch);
+        f(&mut run)
     }
 
     /// The longest match that starts at `start`: its end, or `None`.
@@ -195,9 +273,10 @@ impl Prog {
         start: usize,
         budget: &mut Budget,
     ) -> Result<Option<usize>> {
-        let mut run = Run::new(self, hay, start, None, budget);
-        run.go(true)?;
-        Ok(run.best)
+        self.with_run(hay, start, None, budget, |run| {
+            run.go(true)?;
+            Ok(run.best)
+        })
     }
 
     /// The groups of the first path, in preference order, from `start` to `end`.
@@ -208,9 +287,10 @@ impl Prog {
         end: usize,
         budget: &mut Budget,
     ) -> Result<Option<Slots>> {
-        let mut run = Run::new(self, hay, start, Some(end), budget);
-        run.go(false)?;
-        Ok(run.found)
+        self.with_run(hay, start, Some(end), budget, |run| {
+            run.go(false)?;
+            Ok(run.found.take())
+        })
     }
 }
 
@@ -240,6 +320,7 @@ pub fn look_at(look: Look, hay: &[u8], pos: usize, multiline: bool) -> bool {
 }
 
 /// What to undo when backtracking past a point.
+#[derive(Debug)]
 enum Undo {
     Try { pc: u32, pos: usize },
     Start(usize, Option<usize>),
@@ -254,16 +335,11 @@ struct Run<'a, 'b> {
     start: usize,
     end: Option<usize>,
     budget: &'b mut Budget,
-    /// Group starts and ends; a group is set when both are.
-    so: Vec<Option<usize>>,
-    eo: Vec<Option<usize>>,
-    /// The groups as they were at the last non-empty group close.
-    snap_so: Vec<Option<usize>>,
-    snap_eo: Vec<Option<usize>>,
-    regs: Vec<usize>,
-    stack: Vec<Undo>,
-    /// (pc, pos) pairs known to fail, when there are no back-references.
-    visited: Option<Vec<u64>>,
+    /// Group starts and ends (`so`, `eo`; a group is set when both are), the groups as
+    /// they were at the last non-empty group close (`snap_*`), loop registers, the undo
+    /// stack, and the (pc, pos) pairs known to fail when there are no back-references.
+    s: &'b mut Scratch,
+    memo: bool,
     span: usize,
     ops: u64,
     best: Option<usize>,
@@ -280,25 +356,31 @@ impl<'a, 'b> Run<'a, 'b> {
         start: usize,
         end: Option<usize>,
         budget: &'b mut Budget,
+        s: &'b mut Scratch,
     ) -> Self {
         let n = prog.groups + 1;
         let span = end.unwrap_or(hay.len()).saturating_sub(start) + 1;
         let bits = span.saturating_mul(prog.insts.len());
-        let visited =
-            (!prog.backrefs && bits <= MAX_MEMO_BITS).then(|| vec![0u64; bits.div_ceil(64)]);
+        let memo = !prog.backrefs && bits <= MAX_MEMO_BITS;
+        for v in [&mut s.so, &mut s.eo, &mut s.snap_so, &mut s.snap_eo] {
+            v.clear();
+            v.resize(n, None);
+        }
+        s.regs.clear();
+        s.regs.resize(prog.regs, 0);
+        s.stack.clear();
+        s.visited.clear();
+        if memo {
+            s.visited.resize(bits.div_ceil(64), 0);
+        }
         Run {
             prog,
             hay,
             start,
             end,
             budget,
-            so: vec![None; n],
-            eo: vec![None; n],
-            snap_so: vec![None; n],
-            snap_eo: vec![None; n],
-            regs: vec![0; prog.regs],
-            stack: Vec::new(),
-            visited,
+            s,
+            memo,
             span,
             ops: 0,
             best: None,
@@ -309,24 +391,24 @@ impl<'a, 'b> Run<'a, 'b> {
     /// Runs the search. `all`: explore every path and keep the longest end (in `best`);
     /// otherwise stop at the first path that reaches `end` (in `found`).
     fn go(&mut self, all: bool) -> Result<()> {
-        self.stack.push(Undo::Try {
+        self.s.stack.push(Undo::Try {
             pc: 0,
             pos: self.start,
         });
-        while let Some(frame) = self.stack.pop() {
+        while let Some(frame) = self.s.stack.pop() {
             match frame {
                 Undo::Try { pc, pos } => {
                     if self.step(pc, pos, all)? {
                         return Ok(());
                     }
                 }
-                Undo::Start(g, v) => self.so[g] = v,
-                Undo::End(g, v) => self.eo[g] = v,
+                Undo::Start(g, v) => self.s.so[g] = v,
+                Undo::End(g, v) => self.s.eo[g] = v,
                 Undo::Snap(g, s, e) => {
-                    self.snap_so[g] = s;
-                    self.snap_eo[g] = e;
+                    self.s.snap_so[g] = s;
+                    self.s.snap_eo[g] = e;
                 }
-                Undo::Reg(r, v) => self.regs[r] = v,
+                Undo::Reg(r, v) => self.s.regs[r] = v,
             }
         }
         self.spend_rest()
@@ -348,12 +430,12 @@ impl<'a, 'b> Run<'a, 'b> {
                 self.budget.spend(1024)?;
                 self.ops -= OPS_PER_STEP * 1024;
             }
-            if let Some(v) = self.visited.as_mut() {
+            if self.memo {
                 let off = pos - self.start;
                 if off < self.span {
                     let bit = pc as usize * self.span + off;
                     let (w, m) = (bit / 64, 1u64 << (bit % 64));
-                    if let Some(word) = v.get_mut(w) {
+                    if let Some(word) = self.s.visited.get_mut(w) {
                         if *word & m != 0 {
                             return Ok(false);
                         }
@@ -387,46 +469,58 @@ impl<'a, 'b> Run<'a, 'b> {
                     pc += 1;
                 }
                 Inst::Split(a, b) => {
-                    self.stack.push(Undo::Try { pc: b, pos });
+                    self.s.stack.push(Undo::Try { pc: b, pos });
                     pc = a;
                 }
                 Inst::Jmp(a) => pc = a,
                 Inst::Open(g) => {
                     let g = g as usize;
-                    self.stack.push(Undo::Start(g, self.so[g]));
-                    self.stack.push(Undo::End(g, self.eo[g]));
-                    self.so[g] = Some(pos);
-                    self.eo[g] = None;
+                    self.s.stack.push(Undo::Start(g, self.s.so[g]));
+                    self.s.stack.push(Undo::End(g, self.s.eo[g]));
+                    self.s.so[g] = Some(pos);
+                    self.s.eo[g] = None;
                     pc += 1;
                 }
-                Inst::Close(g, marked) => {
+                Inst::Close(g, how) => {
                     let g = g as usize;
-                    let open = self.so[g].unwrap_or(pos);
-                    if open < pos {
-                        self.stack.push(Undo::End(g, self.eo[g]));
-                        self.eo[g] = Some(pos);
-                        for k in 1..self.so.len() {
-                            if self.snap_so[k] != self.so[k] || self.snap_eo[k] != self.eo[k] {
-                                self.stack
-                                    .push(Undo::Snap(k, self.snap_so[k], self.snap_eo[k]));
-                                self.snap_so[k] = self.so[k];
-                                self.snap_eo[k] = self.eo[k];
+                    let open = self.s.so[g].unwrap_or(pos);
+                    let nonempty = open < pos;
+                    match how {
+                        Close::NonEmpty if !nonempty => return Ok(false),
+                        Close::EmptyKeep if nonempty => return Ok(false),
+                        _ => {}
+                    }
+                    let marked = matches!(how, Close::EmptyKeep | Close::Marked);
+                    if nonempty {
+                        self.s.stack.push(Undo::End(g, self.s.eo[g]));
+                        self.s.eo[g] = Some(pos);
+                        for k in 1..self.s.so.len() {
+                            if self.s.snap_so[k] != self.s.so[k]
+                                || self.s.snap_eo[k] != self.s.eo[k]
+                            {
+                                self.s.stack.push(Undo::Snap(
+                                    k,
+                                    self.s.snap_so[k],
+                                    self.s.snap_eo[k],
+                                ));
+                                self.s.snap_so[k] = self.s.so[k];
+                                self.s.snap_eo[k] = self.s.eo[k];
                             }
                         }
-                    } else if marked && self.snap_so[g].is_some() {
-                        self.stack.push(Undo::Start(g, self.so[g]));
-                        self.stack.push(Undo::End(g, self.eo[g]));
-                        self.so[g] = self.snap_so[g];
-                        self.eo[g] = self.snap_eo[g];
+                    } else if marked && self.s.snap_so[g].is_some() {
+                        self.s.stack.push(Undo::Start(g, self.s.so[g]));
+                        self.s.stack.push(Undo::End(g, self.s.eo[g]));
+                        self.s.so[g] = self.s.snap_so[g];
+                        self.s.eo[g] = self.s.snap_eo[g];
                     } else {
-                        self.stack.push(Undo::End(g, self.eo[g]));
-                        self.eo[g] = Some(pos);
+                        self.s.stack.push(Undo::End(g, self.s.eo[g]));
+                        self.s.eo[g] = Some(pos);
                     }
                     pc += 1;
                 }
                 Inst::Backref(g) => {
                     let g = g as usize;
-                    let (Some(s), Some(e)) = (self.so[g], self.eo[g]) else {
+                    let (Some(s), Some(e)) = (self.s.so[g], self.s.eo[g]) else {
                         return Ok(false);
                     };
                     let len = e.saturating_sub(s);
@@ -447,12 +541,12 @@ impl<'a, 'b> Run<'a, 'b> {
                 }
                 Inst::Mark(r) => {
                     let r = r as usize;
-                    self.stack.push(Undo::Reg(r, self.regs[r]));
-                    self.regs[r] = pos;
+                    self.s.stack.push(Undo::Reg(r, self.s.regs[r]));
+                    self.s.regs[r] = pos;
                     pc += 1;
                 }
                 Inst::Progress(r, again, exit) => {
-                    pc = if pos > self.regs[r as usize] {
+                    pc = if pos > self.s.regs[r as usize] {
                         again
                     } else {
                         exit
@@ -472,10 +566,10 @@ impl<'a, 'b> Run<'a, 'b> {
                     if Some(pos) != self.end {
                         return Ok(false);
                     }
-                    let mut slots: Slots = Vec::with_capacity(self.so.len());
+                    let mut slots: Slots = Vec::with_capacity(self.s.so.len());
                     slots.push(Some((self.start, pos)));
-                    for g in 1..self.so.len() {
-                        slots.push(match (self.so[g], self.eo[g]) {
+                    for g in 1..self.s.so.len() {
+                        slots.push(match (self.s.so[g], self.s.eo[g]) {
                             (Some(s), Some(e)) => Some((s, e)),
                             _ => None,
                         });

@@ -1,0 +1,263 @@
+// Benchmarks: the same scripts natively (mkfifo-sh --batch) and in local workerd
+// (/bin/sh and FIFO Requests through wrangler dev), side by side in one run.
+//
+//   node bench/run.mjs [--quick] [--only SUBSTRING]     (after scripts/build.sh and
+//   cargo build --profile native --bin mkfifo-sh; bench/run.sh does all of it)
+//
+// Method: the time of one operation is the difference between a script that does it N
+// times and one that does it once, divided by N - 1; each script runs K times and the
+// median counts. This cancels the fixed costs (a process start natively, an HTTP round
+// trip in workerd) and, in workerd, does not rely on the clock inside a request, which
+// does not move while the request runs.
+import { execFileSync, spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { putFifo, startWorker } from "../tests/worker/harness.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const NATIVE = path.join(ROOT, "target/native/mkfifo-sh");
+const args = process.argv.slice(2);
+const QUICK = args.includes("--quick");
+const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
+const K = QUICK ? 3 : 7;
+const MiB = 1024 * 1024;
+
+// Inputs, made from a fixed seed so that every run measures the same bytes.
+function seeded(seed) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+function text(bytes, seed = 1) {
+  const rnd = seeded(seed);
+  const words = ["foo", "bar", "baz", "alpha", "beta", "gamma", "x1", "y22", "z333", "the", "quick", "brown"];
+  const lines = [];
+  let n = 0;
+  while (n < bytes) {
+    const k = 3 + Math.floor(rnd() * 9);
+    const line = Array.from({ length: k }, () => words[Math.floor(rnd() * words.length)]).join(rnd() < 0.5 ? " " : ",");
+    lines.push(line);
+    n += line.length + 1;
+  }
+  return Buffer.from(lines.join("\n") + "\n").subarray(0, bytes);
+}
+function jsonBody(bytes) {
+  const items = [];
+  let n = 0;
+  for (let i = 0; n < bytes; i++) {
+    const item = { id: i, name: `item-${i}`, tags: ["a", "b", String(i % 7)], price: (i * 1.25) % 100, ok: i % 2 === 0 };
+    items.push(item);
+    n += JSON.stringify(item).length + 1;
+  }
+  return Buffer.from(JSON.stringify({ movie: { id: 42, title: "The Hitchhiker", year: 2005 }, items }));
+}
+function htmlBody(bytes) {
+  const parts = ["<!doctype html><html><head><title>Bench page</title></head><body>"];
+  let n = 0;
+  for (let i = 0; n < bytes; i++) {
+    const p = `<div class="row" id="r${i}"><span class="name">Item ${i}</span><a href="/item/${i}">more</a></div>\n`;
+    parts.push(p);
+    n += p.length;
+  }
+  parts.push('<div class="price"><span>42.00</span></div></body></html>');
+  return Buffer.from(parts.join(""));
+}
+function listing(keys) {
+  const contents = Array.from({ length: keys }, (_, i) => ({
+    Key: `photos/2026/${String(i).padStart(5, "0")}-img.jpg`,
+    LastModified: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    ETag: crypto.createHash("md5").update(String(i)).digest("hex"),
+    Size: 1000 + i,
+  }));
+  return Buffer.from(JSON.stringify({ Prefix: "photos/2026/", Contents: contents, CommonPrefixes: [{ Prefix: "photos/2026/raw/" }] }));
+}
+
+const sigv4 = fs.readFileSync(path.join(ROOT, "bench/sigv4.sh"), "utf8");
+const sigv4Vars = [
+  "AWS_ACCESS_KEY_ID=AKIDEXAMPLE",
+  "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+  "AWS_REGION=us-east-1",
+  "METHOD=GET",
+  "HOST=examplebucket.s3.amazonaws.com",
+  "URI_PATH=/photos/a.jpg",
+  "QUERY=",
+  "AMZ_DATE=20261130T000000Z",
+].join("\n");
+const lsjsonFilter = fs.existsSync(path.join(ROOT, "bench/s3-lsjson.jq"))
+  ? fs.readFileSync(path.join(ROOT, "bench/s3-lsjson.jq"), "utf8")
+  : null;
+
+// A case: `op` is run N times (unrolled, one per line) on the input held in $x.
+const cases = [
+  { name: "printf '%s' over 1 MiB", input: text(MiB), op: `printf '%s' "$x"`, bytes: MiB, n: 9 },
+  { name: "sed 's/foo/bar/g' over 1 MiB", input: text(MiB), op: `printf '%s' "$x" | sed 's/foo/bar/g'`, bytes: MiB, n: 9 },
+  { name: "cut -d, -f2 over 1 MiB", input: text(MiB), op: `printf '%s' "$x" | cut -d, -f2`, bytes: MiB, n: 9 },
+  { name: "tr a-z A-Z over 1 MiB", input: text(MiB), op: `printf '%s' "$x" | tr a-z A-Z`, bytes: MiB, n: 9 },
+  { name: "pipeline of 5 small commands", input: text(200), op: `printf '%s' "$x" | head -n 3 | tr a-z A-Z | cut -c1-10 | wc -l`, n: 201 },
+  { name: "hmac -K of 64 bytes", input: text(64), op: `printf '%s' "$x" | hmac -K 000102030405060708090a0b0c0d0e0f`, n: 201, per: "hmac" },
+  { name: "sha256sum over 8 MiB", input: text(8 * MiB, 3), op: `printf '%s' "$x" | sha256sum`, bytes: 8 * MiB, n: 3 },
+  { name: "base64 over 8 MiB", input: text(8 * MiB, 3), op: `printf '%s' "$x" | base64`, bytes: 8 * MiB, n: 3 },
+  { name: "gzip -1 over 8 MiB", input: text(8 * MiB, 3), op: `printf '%s' "$x" | gzip -1`, bytes: 8 * MiB, n: 3 },
+  { name: "rclone's scrypt", input: Buffer.from("pw"), op: `scrypt fixture-password-1`, n: 3 },
+  { name: "AWS SigV4 script (26 commands)", input: Buffer.from(""), op: `(${sigv4Vars.replace(/\n/g, "; ")}; ${sigv4.replace(/^#.*$/gm, "").trim().replace(/\n/g, "; ")}) </dev/null`, n: 41 },
+  { name: "jq .a on a small value", input: Buffer.from('{"a":{"b":[1,2,3]},"c":"x"}'), op: `printf '%s' "$x" | jq -c .a`, n: 201 },
+  { name: "jq -c . over 256 KiB", input: jsonBody(256 * 1024), op: `printf '%s' "$x" | jq -c .`, bytes: 256 * 1024, n: 9 },
+];
+if (lsjsonFilter) {
+  cases.push({
+    name: "S3 listing to lsjson, 1,000 keys (jq)",
+    input: listing(1000),
+    op: `printf '%s' "$x" | jq -r -f /dev/stdin`,
+    filter: lsjsonFilter,
+    n: 5,
+  });
+}
+
+function script(c, n) {
+  const lines = ['x=$(cat)'];
+  for (let i = 0; i < n; i++) lines.push(`${c.op} >/dev/null`);
+  return lines.join("\n") + "\n";
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function perOp(t1, tn, n) {
+  return Math.max(0, (tn - t1) / (n - 1));
+}
+
+function show(c, ms) {
+  if (c.bytes) return `${((c.bytes / MiB) / (ms / 1000)).toFixed(0)} MiB/s`;
+  if (ms < 1) return `${(ms * 1000).toFixed(1)} µs`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+// The same work by the operating system's tools, for the figures the issues compare with.
+function osTool(c) {
+  const tools = { "sha256sum over 8 MiB": "sha256sum", "base64 over 8 MiB": "base64", "gzip -1 over 8 MiB": "gzip -1" };
+  const tool = tools[c.name];
+  if (!tool) return "";
+  const times = [];
+  for (let k = 0; k < K; k++) {
+    const t0 = process.hrtime.bigint();
+    execFileSync("bash", ["-c", `${tool} >/dev/null`], { input: c.input });
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return `${((c.bytes / MiB) / (median(times) / 1000)).toFixed(0)} MiB/s`;
+}
+
+async function envelopeCases(base) {
+  const rows = [];
+  const timeRequests = async (name, url, body, headers, n) => {
+    const times = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = process.hrtime.bigint();
+      const r = await fetch(url, { method: "POST", body, headers });
+      await r.arrayBuffer();
+      if (r.status >= 300) throw new Error(`${name}: ${r.status}`);
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return median(times.slice(1));
+  };
+  const n = QUICK ? 21 : 101;
+  await putFifo(base, "bench-echo", "");
+  await putFifo(base, "bench-small", "To: -\n\nread -r line\nprintf '%s\\n' \"$line\" | tr a-z A-Z\necho done\n");
+  await putFifo(base, "bench-json", "To: -\n$id = .movie.id\n$title = .movie.title\n$last = .items[-1].name\n\nprintf '%s %s %s\\n' \"$id\" \"$title\" \"$last\"\n");
+  await putFifo(base, "bench-html", "To: -\n$price = div.price span\n\nprintf '%s\\n' \"$price\"\n");
+  const echo = await timeRequests("echo", `${base}/bench-echo/`, "hello", {}, n);
+  const small = await timeRequests("small", `${base}/bench-small/`, "hello\n", {}, n);
+  const json = await timeRequests("json", `${base}/bench-json/`, jsonBody(256 * 1024), { "Content-Type": "application/json" }, QUICK ? 5 : 21);
+  const html = await timeRequests("html", `${base}/bench-html/`, htmlBody(256 * 1024), { "Content-Type": "text/html" }, QUICK ? 5 : 21);
+  const jsonEcho = await timeRequests("json echo", `${base}/bench-echo/`, jsonBody(256 * 1024), { "Content-Type": "application/json" }, QUICK ? 5 : 21);
+  rows.push(["a Request with an empty envelope (echo), round trip", `${echo.toFixed(2)} ms`]);
+  rows.push(["`To: -` with a 3-line script, beyond the echo", `${(small - echo).toFixed(2)} ms`]);
+  rows.push(["256 KiB JSON body, 3 selectors, beyond echoing it", `${(json - jsonEcho).toFixed(2)} ms`]);
+  rows.push(["256 KiB HTML body, 1 CSS selector, beyond echoing it", `${(html - jsonEcho).toFixed(2)} ms`]);
+  // Memory: the isolate's WebAssembly memory after 1,000 different Requests.
+  const before = (await (await fetch(`${base}/_/stats/fifo/bench-small`)).json());
+  for (let i = 0; i < 1000; i++) {
+    const r = await fetch(`${base}/bench-small/${i}?n=${i}`, { method: "POST", body: `request number ${i} ${"x".repeat(i % 500)}\n` });
+    await r.arrayBuffer();
+  }
+  const afterStats = await (await fetch(`${base}/_/stats/fifo/bench-small`)).json();
+  const mb = (b) => `${(b / MiB).toFixed(1)} MiB`;
+  rows.push(["WebAssembly memory before / after 1,000 Requests", `${mb(before.wasm_memory_bytes)} / ${mb(afterStats.wasm_memory_bytes)}`]);
+  rows.push(["the FIFO's SQLite after them (log of 1,000)", mb(afterStats.sqlite_bytes)]);
+  return rows;
+}
+
+async function main() {
+  const worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
+  const out = [];
+  try {
+    out.push(`wrangler dev ready in ${worker.readyMs} ms\n`);
+    out.push("| case | native | workerd | OS tool |");
+    out.push("|---|---:|---:|---:|");
+    for (const c of cases) {
+      if (ONLY && !c.name.includes(ONLY)) continue;
+      const n = QUICK ? Math.max(3, Math.ceil(c.n / 4)) : c.n;
+      // A jq filter rides in $f from a here-document: scripts have no files to keep it in.
+      const prefix = c.filter ? `f=$(cat <<'FILTER'\n${c.filter}\nFILTER\n)\n` : "";
+      const op = c.filter ? `printf '%s' "$x" | jq -c "$f"` : c.op;
+      const text = (k) => prefix + script({ op }, k);
+      const nt = perOp(nativeTime(c, text(1)), nativeTime(c, text(n)), n);
+      const wt = perOp(await workerdTime(worker.base, c, text(1)), await workerdTime(worker.base, c, text(n)), n);
+      out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, wt)} | ${osTool(c)} |`);
+      console.error(out.at(-1));
+    }
+    if (!ONLY || "envelope".includes(ONLY)) {
+      out.push("\n| envelope in workerd | time |");
+      out.push("|---|---:|");
+      for (const [k, v] of await envelopeCases(worker.base)) {
+        out.push(`| ${k} | ${v} |`);
+        console.error(out.at(-1));
+      }
+    }
+  } finally {
+    await worker.stop();
+  }
+  console.log(out.join("\n"));
+}
+
+// Native: one mkfifo-sh --batch process runs the script; its wall time is timed, K times.
+function nativeTime(c, text) {
+  const times = [];
+  const line = JSON.stringify({ script: Buffer.from(text).toString("base64"), stdin: c.input.toString("base64"), budget: 1e15 });
+  for (let k = 0; k < K; k++) {
+    const t0 = process.hrtime.bigint();
+    const out = spawnSync(NATIVE, ["--batch"], { input: line + "\n", maxBuffer: 1 << 30 });
+    const t1 = process.hrtime.bigint();
+    const r = JSON.parse(out.stdout.toString().trim().split("\n")[0]);
+    if (r.status !== 0) throw new Error(`${c.name} (native) failed: ${Buffer.from(r.stderr, "base64")}`);
+    times.push(Number(t1 - t0) / 1e6);
+  }
+  return median(times);
+}
+
+// workerd: /bin/sh runs the script with the input as stdin, K times after a warm-up.
+let client = 0;
+async function workerdTime(base, c, text) {
+  const times = [];
+  const q = encodeURIComponent(text);
+  for (let k = 0; k < K + 1; k++) {
+    const t0 = process.hrtime.bigint();
+    const r = await fetch(`${base}/bin/sh?${q}`, {
+      method: "POST",
+      body: c.input,
+      headers: { "CF-Connecting-IP": `10.77.${(client >> 8) & 255}.${client++ & 255}` },
+    });
+    const body = await r.text();
+    const t1 = process.hrtime.bigint();
+    if (r.status !== 200) throw new Error(`${c.name} (workerd) failed: ${r.status} ${body.slice(0, 300)}`);
+    if (k > 0) times.push(Number(t1 - t0) / 1e6);
+  }
+  return median(times);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

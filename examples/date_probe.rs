@@ -1,0 +1,65 @@
+//! Runs `date` with a frozen clock, for checking clock-relative date strings against GNU
+//! date under libfaketime (`tests/diff/date_frozen.py`). Each stdin line is a JSON array
+//! `[TZ or null, now_seconds, stdin_latin1, "date", args...]`; each output line is
+//! `{"status", "stdout", "stderr"}` with bytes as Latin-1 characters.
+
+use std::io::BufRead;
+
+use mkfifo::builtins::{lookup, Caches, Ctx, Input, Resources, VarList};
+use mkfifo::host::{FixedHost, Timestamp};
+use mkfifo::Budget;
+
+fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| b as char).collect()
+}
+
+fn main() {
+    for line in std::io::stdin().lock().lines() {
+        let line = line.expect("stdin is readable");
+        let v: Vec<serde_json::Value> = serde_json::from_str(&line).expect("a JSON array");
+        let mut vars = VarList::default();
+        if let Some(tz) = v[0].as_str() {
+            vars.0.push((b"TZ".to_vec(), tz.as_bytes().to_vec()));
+        }
+        let secs = v[1].as_i64().unwrap_or(0);
+        let host = FixedHost {
+            now: Timestamp { secs, nanos: 0 },
+        };
+        let stdin: Vec<u8> = v[2]
+            .as_str()
+            .unwrap_or("")
+            .chars()
+            .map(|c| c as u32 as u8)
+            .collect();
+        let args: Vec<Vec<u8>> = v[3..]
+            .iter()
+            .map(|a| a.as_str().unwrap_or("").as_bytes().to_vec())
+            .collect();
+        let mut input = Input::new(stdin);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut budget = Budget::default();
+        let mut caches = Caches::default();
+        let resources = Resources::new();
+        let mut ctx = Ctx {
+            stdin: &mut input,
+            stdout: &mut out,
+            stderr: &mut err,
+            budget: &mut budget,
+            vars: &vars,
+            host: &host,
+            caches: &mut caches,
+            resources: &resources,
+        };
+        let tool = lookup(&args[0]).expect("a builtin");
+        let status = match tool(&mut ctx, &args) {
+            Ok(s) => s,
+            Err(e) => {
+                err.extend_from_slice(format!("ERROR {e}").as_bytes());
+                99
+            }
+        };
+        let r =
+            serde_json::json!({"status": status, "stdout": latin1(&out), "stderr": latin1(&err)});
+        println!("{r}");
+    }
+}

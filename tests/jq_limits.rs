@@ -1,0 +1,160 @@
+//! The `jq` builtin under its limits: the step budget is exact and stops runaway filters,
+//! values are capped in size, and deep recursion stops before the stack (wasm has about
+//! 1 MiB) runs out. Expected outputs come from jq 1.7.1.
+
+use mkfifo::builtins::testing::{run, run_with, Ran};
+use mkfifo::builtins::VarList;
+use mkfifo::{Budget, Error};
+
+fn jq(args: &[&str], stdin: &str) -> Ran {
+    let mut argv = vec!["jq"];
+    argv.extend_from_slice(args);
+    run(&argv, stdin.as_bytes()).expect("jq runs")
+}
+
+fn jq_budget(args: &[&str], stdin: &str, limit: u64) -> Result<Ran, Error> {
+    let mut argv = vec!["jq"];
+    argv.extend_from_slice(args);
+    let mut budget = Budget::new(limit);
+    run_with(&argv, stdin.as_bytes(), &VarList::default(), &mut budget)
+}
+
+/// Runs `f` on a thread with the stack the Workers runtime gives wasm.
+fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("no stack overflow")
+}
+
+#[test]
+fn runaway_filters_stop_at_the_budget() {
+    for prog in [
+        "repeat(1)",
+        "[range(1e9)]",
+        "def f: f; f",
+        "[limit(1e9; repeat(1))] | length",
+        "reduce range(1e12) as $x (0; .+1)",
+        "[recurse(. + 1)] | length",
+        "last(range(1e12))",
+        "until(false; .)",
+        "[while(true; .)] | length",
+        "[.[]?] as $x | label $out | foreach range(1e12) as $i (0; .+1; empty)",
+    ] {
+        let r = jq_budget(&["-n", prog], "", 200_000);
+        assert!(
+            matches!(r, Err(Error::StepLimit { limit: 200_000 })),
+            "{prog}: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn the_budget_is_exact() {
+    for (args, stdin) in [
+        (&["-c", "[.[] | . * 2] | add"][..], "[1,2,3,4,5,6,7,8,9,10]"),
+        (
+            &["-n", "[range(100)] | map(tostring) | join(\",\") | length"][..],
+            "",
+        ),
+        (
+            &["-c", "to_entries | map(.value) | sort"][..],
+            r#"{"b":2,"a":1,"c":[3]}"#,
+        ),
+        (
+            &["-c", "def f: if . > 0 then . - 1 | f else . end; 50 | f"][..],
+            "null",
+        ),
+        (&["."][..], r#"{"a":[1,2,{"b":"x"}],"c":"y"}"#),
+    ] {
+        let full = jq_budget(args, stdin, 10_000_000).expect("runs");
+        assert_eq!(full.status, 0, "{args:?}");
+        let need = full.steps;
+        let exact = jq_budget(args, stdin, need).expect("runs with exactly its steps");
+        assert_eq!(exact.stdout, full.stdout, "{args:?}");
+        let short = jq_budget(args, stdin, need - 1);
+        assert!(
+            matches!(short, Err(Error::StepLimit { .. })),
+            "{args:?}: {short:?}"
+        );
+    }
+}
+
+#[test]
+fn values_are_capped() {
+    let r = jq(&["-n", r#""x" * 1e9 | length"#], "");
+    assert_eq!(r.status, 5);
+    assert!(
+        r.stderr_str()
+            .starts_with("jq: error: cannot allocate memory"),
+        "{}",
+        r.stderr_str()
+    );
+    let r = jq_budget(&["-n", "[range(1e8)] | length"], "", u64::MAX).expect("runs");
+    assert_eq!(r.status, 5);
+}
+
+#[test]
+fn deep_recursion_stops_cleanly() {
+    small_stack(|| {
+        for prog in ["def f: [f]; f", "def f: 1 + f; f", "def f: (f | .a), 1; f"] {
+            let r = jq(&["-n", prog], "");
+            assert_eq!(r.status, 5, "{prog}");
+            assert!(
+                r.stderr_str().contains("cannot allocate memory"),
+                "{prog}: {}",
+                r.stderr_str()
+            );
+        }
+    });
+}
+
+#[test]
+fn deep_values_print_and_free_without_recursion() {
+    small_stack(|| {
+        // jq prints values nested past 256 levels as <skipped: too deep>
+        let r = jq(&["-nc", "reduce range(300) as $i (null; [.])"], "");
+        assert_eq!(r.status, 0);
+        let out = r.stdout_str();
+        assert!(out.starts_with(&"[".repeat(257)), "{}", &out[..300]);
+        assert!(out.contains("<skipped: too deep>"));
+        // a value nested 200000 deep is built, measured and dropped on a small stack
+        let r = jq(
+            &[
+                "-n",
+                "reduce range(200000) as $i (null; [.]) | tojson | length",
+            ],
+            "",
+        );
+        assert_eq!(r.stdout_str(), "533\n");
+    });
+}
+
+#[test]
+fn input_nesting_is_limited_like_jq() {
+    let ok = format!("{}{}", "[".repeat(256), "]".repeat(256));
+    assert_eq!(jq(&["-c", "length"], &ok).stdout_str(), "1\n");
+    let deep = format!("{}{}", "[".repeat(10000), "]".repeat(10000));
+    let r = jq(&["-c", "length"], &deep);
+    assert_eq!(r.status, 5);
+    assert_eq!(
+        r.stderr_str(),
+        "jq: parse error: Exceeds depth limit for parsing at line 1, column 257\n"
+    );
+}
+
+#[test]
+fn compiled_programs_are_cached() {
+    use mkfifo::jq::Cache;
+    let mut cache = Cache::default();
+    let globals = ["$ENV".to_string(), "$ARGS".to_string()];
+    let a = cache.get(".a", &globals).expect("compiles");
+    let b = cache.get(".a", &globals).expect("compiles");
+    assert!(std::rc::Rc::ptr_eq(&a, &b));
+    let mut more = globals.to_vec();
+    more.push("$x".into());
+    let c = cache.get(".a", &more).expect("compiles");
+    assert!(!std::rc::Rc::ptr_eq(&a, &c));
+}
