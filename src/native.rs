@@ -88,6 +88,9 @@ fn describe(e: &ureq::Error, url: &str) -> String {
         ureq::Error::HostNotFound => format!("Could not resolve host: {host}"),
         ureq::Error::ConnectionFailed => format!("Failed to connect to {host}"),
         ureq::Error::Timeout(_) => "Operation timed out".to_string(),
+        _ if url.starts_with("https://") => {
+            format!("{url}: mkfifo-sh speaks plain HTTP only (the Worker speaks HTTPS)")
+        }
         other => other.to_string(),
     }
 }

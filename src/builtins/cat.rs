@@ -134,16 +134,27 @@ fn format(data: &[u8], o: &Options, st: &mut State, out: &mut Vec<u8>) {
             st.prev_blank = blank;
             if o.number || (o.number_nonblank && !blank) {
                 st.line = st.line.saturating_add(1);
-                let n = format!("{:>6}\t", st.line);
-                out.extend_from_slice(n.as_bytes());
+                number(out, st.line);
             }
         }
         // GNU 9.1 `-E` shows the CR of a CRLF line end as `^M$`.
         let crlf = has_nl && o.show_ends && line.last() == Some(&b'\r');
         let body = if crlf { &line[..line.len() - 1] } else { line };
         if o.show_nonprinting || o.show_tabs {
-            for &b in body {
-                show(b, o, out);
+            // Runs of printable ASCII go out as they are.
+            let mut rest = body;
+            while !rest.is_empty() {
+                let run = rest
+                    .iter()
+                    .position(|&b| !(0x20..0x7f).contains(&b))
+                    .unwrap_or(rest.len());
+                out.extend_from_slice(&rest[..run]);
+                if let Some(&b) = rest.get(run) {
+                    show(b, o, out);
+                    rest = &rest[run + 1..];
+                } else {
+                    break;
+                }
             }
         } else {
             out.extend_from_slice(body);
@@ -159,6 +170,24 @@ fn format(data: &[u8], o: &Options, st: &mut State, out: &mut Vec<u8>) {
         }
         st.at_line_start = has_nl;
     }
+}
+
+/// `%6d\t`, without the formatting machinery.
+fn number(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [b' '; 20];
+    let mut i = digits.len();
+    let mut v = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let start = i.min(digits.len() - 6);
+    out.extend_from_slice(&digits[start..]);
+    out.push(b'\t');
 }
 
 /// One byte as `cat -v`/`-T` shows it: `^X` for controls, `M-` for the high half.
@@ -224,6 +253,14 @@ mod tests {
         assert_eq!(r.stdout, b"\n");
         let r = run(&["cat", "-sn"], b"a\n\n\n\nb").unwrap();
         assert_eq!(r.stdout_str(), "     1\ta\n     2\t\n     3\tb");
+    }
+
+    #[test]
+    fn wide_numbers() {
+        let mut out = Vec::new();
+        super::number(&mut out, 1);
+        super::number(&mut out, 1234567);
+        assert_eq!(out, b"     1\t1234567\t");
     }
 
     #[test]

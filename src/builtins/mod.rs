@@ -29,7 +29,9 @@ mod head;
 mod hmac;
 mod jq;
 mod md5sum;
+mod paste;
 mod printf;
+mod rev;
 mod scrypt;
 mod secretbox;
 mod sed;
@@ -40,11 +42,13 @@ mod sha256sum;
 mod sha384sum;
 mod sha512sum;
 mod sort;
+mod tac;
 mod tail;
 mod tee;
 mod test_;
 mod tr;
 mod true_;
+mod uniq;
 mod wc;
 mod xargs;
 mod yes;
@@ -84,7 +88,9 @@ pub static TABLE: &[(&str, Run)] = &[
     ("hmac", hmac::run),
     ("jq", jq::run),
     ("md5sum", md5sum::run),
+    ("paste", paste::run),
     ("printf", printf::run),
+    ("rev", rev::run),
     ("scrypt", scrypt::run),
     ("secretbox", secretbox::run),
     ("sed", sed::run),
@@ -95,11 +101,13 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
     ("sort", sort::run),
+    ("tac", tac::run),
     ("tail", tail::run),
     ("tee", tee::run),
     ("test", test_::run),
     ("tr", tr::run),
     ("true", true_::run),
+    ("uniq", uniq::run),
     ("wc", wc::run),
     ("xargs", xargs::run),
     ("yes", yes::run),

@@ -17,6 +17,10 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         return Ok(1);
     };
     let parsed = format::cached(ctx.caches, fmt, true);
+    // The output is usually about as long as the arguments: one allocation, not a
+    // series of doublings that copy it again and again.
+    let args_len: usize = operands.iter().map(|a| a.len() + 1).sum();
+    ctx.stdout.reserve(args_len + fmt.len());
     let mut sink = Sink {
         out: ctx.stdout,
         err: ctx.stderr,

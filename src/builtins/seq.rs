@@ -150,7 +150,9 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
 /// Reads an operand as GNU seq does: all of it must be a number, and not NaN.
 fn operand(text: &[u8]) -> std::result::Result<Operand, String> {
     let p = float::strtold(text);
-    if p.end == 0 || p.end != text.len() {
+    // Out of range is invalid too when it overflows (an underflow reads as 0).
+    let overflow = p.range_error && float::is_infinite(p.value);
+    if p.end == 0 || p.end != text.len() || overflow {
         return Err(format!(
             "invalid floating point argument: {}",
             quote_str(text)
@@ -388,8 +390,17 @@ fn print_numbers(
     let mut x = first;
     let mut i: u64 = 1;
     let mut written = 0;
+    // Pay for very wide numbers (`-w 1e999999`, `%.99999999f`) before making them.
+    let wide = layout
+        .spec
+        .width
+        .max(layout.spec.prec.unwrap_or(0))
+        .saturating_add(64);
     loop {
         ctx.budget.spend(1)?;
+        if wide > 4096 {
+            ctx.budget.spend_bytes(wide)?;
+        }
         write(ctx.stdout, layout, x);
         if ctx.stdout.len() - written - start > 4096 {
             ctx.budget.spend_bytes(ctx.stdout.len() - written - start)?;
@@ -399,6 +410,9 @@ fn print_numbers(
         x = float::add(first, float::mul(float::from_i128(i128::from(i)), step));
         i = i.saturating_add(1);
         if past(x) {
+            if wide > 4096 {
+                ctx.budget.spend_bytes(wide.saturating_mul(2))?;
+            }
             // A number just past LAST that prints as LAST (and not as the one before)
             // is printed: rounding must not lose the end of `seq 0 0.000001 0.000003`.
             let mut shown = Vec::new();
@@ -417,6 +431,9 @@ fn print_numbers(
             }
             ctx.stdout.extend_from_slice(sep);
             ctx.budget.spend(1)?;
+            if wide > 4096 {
+                ctx.budget.spend_bytes(wide)?;
+            }
             write(ctx.stdout, layout, x);
             break;
         }
@@ -503,31 +520,31 @@ fn cmp_digits(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
-/// `a += b` on decimal digit strings without leading zeros.
+/// `a += b` on decimal digit strings without leading zeros, in place.
 fn add_digits(a: &mut Vec<u8>, b: &[u8]) {
+    if a.len() < b.len() {
+        let pad = b.len() - a.len();
+        a.splice(0..0, std::iter::repeat_n(b'0', pad));
+    }
     let mut carry = 0u8;
-    let n = a.len().max(b.len());
-    let mut out = Vec::with_capacity(n + 1);
-    for k in 0..n {
-        let da = if k < a.len() {
-            a[a.len() - 1 - k] - b'0'
+    let (mut i, mut j) = (a.len(), b.len());
+    while i > 0 {
+        i -= 1;
+        let db = if j > 0 {
+            j -= 1;
+            b[j] - b'0'
+        } else if carry == 0 {
+            return;
         } else {
             0
         };
-        let db = if k < b.len() {
-            b[b.len() - 1 - k] - b'0'
-        } else {
-            0
-        };
-        let s = da + db + carry;
-        out.push(b'0' + s % 10);
+        let s = a[i] - b'0' + db + carry;
+        a[i] = b'0' + s % 10;
         carry = s / 10;
     }
     if carry > 0 {
-        out.push(b'0' + carry);
+        a.insert(0, b'0' + carry);
     }
-    out.reverse();
-    *a = out;
 }
 
 #[cfg(test)]
@@ -589,5 +606,18 @@ mod tests {
             "seq: format '%d' has unknown %d directive\n"
         );
         assert_eq!(seq(&["1", "-w", "3"]).2, 1);
+    }
+
+    #[test]
+    fn huge_widths_stop_at_the_budget() {
+        for args in [
+            &["-w", "1e-999999999", "1"][..],
+            &["1e-999999999", "1"][..],
+            &["-f", "%999999999f", "1"][..],
+        ] {
+            let mut argv = vec!["seq"];
+            argv.extend_from_slice(args);
+            assert!(run(&argv, b"").is_err(), "{args:?}");
+        }
     }
 }

@@ -412,7 +412,17 @@ fn read_words(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
                     }
                 }
             }
-            _ => word.get_or_insert_with(Vec::new).push(c),
+            _ => {
+                // A run of ordinary bytes goes in at once.
+                let run = input[i..]
+                    .iter()
+                    .position(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\\' | b'\'' | b'"'))
+                    .unwrap_or(input.len() - i);
+                let w = word.get_or_insert_with(Vec::new);
+                w.push(c);
+                w.extend_from_slice(&input[i..i + run]);
+                i += run;
+            }
         }
         prev_blank = false;
     }

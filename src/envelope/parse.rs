@@ -263,3 +263,72 @@ mod tests {
         assert_eq!(err("To: a\n$ = .a"), (2, 2));
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use crate::shell::Shell;
+
+    /// A small xorshift generator: the cases are the same on every run.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    const PIECES: &[&str] = &[
+        "To: ",
+        "-",
+        "https://x.test/$id",
+        "\n",
+        "\n\n",
+        " ",
+        "\t",
+        "$id = ",
+        ".a.b",
+        "?q",
+        "h1 @href",
+        "a=b",
+        "# c\n",
+        ":",
+        "=",
+        "$",
+        "$(",
+        ")",
+        "${",
+        "}",
+        "'",
+        "\"",
+        "\\",
+        "Reply-To: -\n",
+        "\r\n",
+        "cat | jq .a\n",
+        "if true; then\n",
+        "é",
+        "\u{0}",
+    ];
+
+    #[test]
+    fn envelopes_never_panic() {
+        let mut rng = Rng(0x9e3779b97f4a7c15);
+        let mut shell = Shell::new();
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(24) {
+                text.push_str(PIECES[rng.below(PIECES.len())]);
+            }
+            if let Ok(env) = parse(&text) {
+                // Whatever parses, the full check (selectors, script) must not panic either.
+                let _ = crate::envelope::compile(&text, &mut shell);
+                assert!(env.headers.iter().all(|h| !h.name.is_empty()));
+            }
+        }
+    }
+}

@@ -72,11 +72,6 @@ impl Failure {
     }
 }
 
-/// The envelope's text made ready to run: parsed, with its script checked.
-pub struct Ready<'a> {
-    pub envelope: &'a Envelope,
-}
-
 /// Runs `envelope` over `req`. `selected` holds the selectors' values, `fifo_vars` the
 /// FIFO's own variables, `limit` the step budget.
 pub async fn run(

@@ -8,6 +8,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rxgen  # noqa: E402
 
 N_RANDOM = 9000
+N_GROUPS = 2500
 
 ONE_LINERS = [
     "s/foo/bar/", "s/foo/bar/g", "s/o/0/2", "s/o/0/2g", "s/\\(a\\)\\(b\\)/\\2\\1/", "-n p", "-n $=",
@@ -140,6 +141,47 @@ def script(rng, ere):
     return out.rstrip("\n") if rng.random() < 0.7 else out
 
 
+def group_regex(rng, depth, groups):
+    """An ERE over `ab` made of groups, alternation and repetition: it exercises GNU's
+    choice of subexpression positions."""
+
+    def atom():
+        r = rng.random()
+        if r < 0.4:
+            return rng.choice("ab")
+        if r < 0.5:
+            return "."
+        if r < 0.8 and depth < 3:
+            groups[0] += 1
+            return "(" + group_regex(rng, depth + 1, groups) + ")"
+        return rng.choice(["a", "b", ""])
+
+    def quant():
+        r = rng.random()
+        if r < 0.3:
+            return "*"
+        if r < 0.45:
+            return "+"
+        if r < 0.6:
+            return "?"
+        lo = rng.randint(0, 2)
+        hi = lo + rng.randint(0, 2)
+        return rng.choice(["{%d}" % lo, "{%d,}" % lo, "{%d,%d}" % (lo, hi)])
+
+    def branch():
+        s = ""
+        for _ in range(rng.randint(1, 3)):
+            s += atom()
+            if rng.random() < 0.45:
+                s += quant()
+        return s
+
+    s = branch()
+    while rng.random() < 0.25:
+        s += "|" + branch()
+    return s
+
+
 def case(argv, stdin):
     return {"tool": "sed", "script": " ".join(q(a) if not a.startswith("'") else a for a in argv),
             "stdin": stdin, "argv": argv}
@@ -151,6 +193,14 @@ def cases(rng):
         for stdin in rng.sample(inputs, 3):
             argv = ["sed"] + shlex.split(s)
             yield case(argv, stdin)
+    for _ in range(N_GROUPS):
+        groups = [0]
+        r = group_regex(rng, 0, groups)
+        if not r:
+            continue
+        refs = "".join("[\\%d]" % i for i in range(1, min(groups[0], 9) + 1))
+        stdin = ("".join(rng.choice("ab") for _ in range(rng.randint(0, 6))) + "\n").encode()
+        yield case(["sed", "-E", "s/%s/<&>%s/" % (r, refs)], stdin)
     for _ in range(N_RANDOM):
         ere = rng.random() < 0.5
         opts = []

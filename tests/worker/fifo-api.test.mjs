@@ -141,6 +141,13 @@ test("bad envelopes are refused with the line and column", async () => {
   assert.equal(r.status, 400);
   assert.match((await r.json()).error, /line 2, column 1/);
   assert.equal((await api(worker.base, "GET", "fifos/broken")).status, 404);
+  // A bad script is refused at its place in the envelope, not when a Request comes.
+  const script = await api(worker.base, "PUT", "fifos/broken", "To: -\n\necho ok\nif true; then\n");
+  assert.equal(script.status, 400);
+  assert.match((await script.json()).error, /line [45]/);
+  const selector = await api(worker.base, "PUT", "fifos/broken", "To: -\n$x = .a[\n");
+  assert.equal(selector.status, 400);
+  assert.match((await selector.json()).error, /line 2/);
 });
 
 test("the log is bounded, newest first, and pages with before=", async () => {

@@ -75,3 +75,19 @@ test("more than 60 scripts a minute from one address get 429 with Retry-After", 
   const other = await fetch(`${worker.base}/bin/sh?true`, { headers: { "CF-Connecting-IP": "10.9.9.10" } });
   assert.equal(other.status, 200);
 });
+
+test("deep recursion and nesting end with a clear error, not a crash", async () => {
+  for (const script of [
+    "f() { f; }; f",
+    "f() { echo $(f); }; f",
+    "f() { ( f ); }; f",
+    `x=$(${"echo $(".repeat(300)}echo${")".repeat(300)})`,
+  ]) {
+    const r = await sh(`?${encodeURIComponent(script)}`);
+    const text = await r.text();
+    assert.ok(r.status === 422 || r.status === 400, `${script.slice(0, 40)}: ${r.status} ${text.slice(0, 200)}`);
+    assert.match(text, /depth|nest|step limit|syntax/i, script.slice(0, 40));
+  }
+  const ok = await sh(`?${encodeURIComponent("echo still here")}`);
+  assert.equal(await ok.text(), "still here\n");
+});

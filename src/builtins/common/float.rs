@@ -319,6 +319,14 @@ fn exact_digits(mut mant: u64, mut exp: i32) -> (Vec<u8>, i32) {
         mant >>= tz;
         exp += tz;
     }
+    if (-64..=0).contains(&exp) {
+        return small_digits(mant, exp.unsigned_abs());
+    }
+    big_digits(mant, exp)
+}
+
+/// [`exact_digits`] with a big number, for any exponent.
+fn big_digits(mant: u64, exp: i32) -> (Vec<u8>, i32) {
     let mut big = Big::from_u64(mant);
     let frac_len = if exp >= 0 {
         big.shl(exp as u32);
@@ -336,6 +344,44 @@ fn exact_digits(mut mant: u64, mut exp: i32) -> (Vec<u8>, i32) {
     };
     let mut digits = big.into_decimal();
     let x = digits.len() as i32 - 1 - frac_len;
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    (digits, x)
+}
+
+/// [`exact_digits`] for `mant / 2^k` with `k <= 64`: in 128-bit integers, without a
+/// big number (the usual case: numbers of ordinary size).
+fn small_digits(mant: u64, k: u32) -> (Vec<u8>, i32) {
+    let int = if k == 64 { 0 } else { mant >> k };
+    let mask: u128 = (1u128 << k) - 1;
+    let mut frac = u128::from(mant) & mask;
+    let mut digits = Vec::with_capacity(24 + k as usize);
+    let mut x: i32;
+    if int > 0 {
+        digits.extend_from_slice(int.to_string().as_bytes());
+        x = digits.len() as i32 - 1;
+    } else {
+        // Skip the zeros after the point.
+        x = -1;
+        while frac != 0 {
+            frac *= 10;
+            if frac >> k != 0 {
+                break;
+            }
+            x -= 1;
+        }
+        if frac == 0 {
+            return (vec![b'0'], 0);
+        }
+        digits.push(b'0' + (frac >> k) as u8);
+        frac &= mask;
+    }
+    while frac != 0 {
+        frac *= 10;
+        digits.push(b'0' + (frac >> k) as u8);
+        frac &= mask;
+    }
     while digits.len() > 1 && digits.last() == Some(&b'0') {
         digits.pop();
     }
@@ -702,6 +748,25 @@ mod tests {
         assert_eq!(f("%#g", "9999995"), "1.00000e+07");
         assert_eq!(f("%#010.3g", "999.5"), "00001.e+03");
         assert_eq!(f("%#g", "0.00009999999"), "0.000100000");
+    }
+
+    #[test]
+    fn small_and_big_digits_agree() {
+        let mut m: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..2000 {
+            m = m
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mant = (m >> (i % 60)).max(1);
+            let exp: i32 = -(i % 65);
+            let tz = mant.trailing_zeros().min(exp.unsigned_abs());
+            let (m2, e2) = (mant >> tz, exp + tz as i32);
+            assert_eq!(
+                small_digits(m2, e2.unsigned_abs()),
+                big_digits(m2, e2),
+                "{mant} {exp}"
+            );
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use flate2::{Crc, Decompress, FlushDecompress, Status as ZStatus};
 
 use crate::builtins::common::args::{long, Arg, Spec};
 use crate::builtins::common::deflate::deflate;
+use crate::builtins::common::inflate_eof;
 use crate::builtins::{as_url, Ctx};
 use crate::error::{Result, Status};
 
@@ -253,6 +254,10 @@ fn member(ctx: &mut Ctx<'_>, data: &[u8], out: &mut Vec<u8>) -> Result<Member> {
             Ok(_) => {
                 if used == 0 && made == 0 {
                     if z.total_in() as usize >= body.len() || stalled {
+                        // GNU stops a little earlier than flate2 on a cut stream.
+                        if let Some(n) = inflate_eof::gnu_output_len(body) {
+                            out.truncate(start + n.min(out.len() - start));
+                        }
                         return Ok(Member::Bad(EOF));
                     }
                     // No progress before the end of the input: give more room, once.

@@ -7,6 +7,7 @@ pub mod digest;
 pub mod float;
 pub mod format;
 pub mod gzip;
+pub mod inflate_eof;
 pub mod operands;
 pub mod quote;
 pub mod regex;

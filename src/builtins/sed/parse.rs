@@ -16,6 +16,8 @@ pub enum Origin {
 #[derive(Clone)]
 pub struct Re {
     pub re: Option<Rc<Regex>>,
+    /// The `-e` expression it is in, for "no previous regular expression".
+    pub expr: usize,
 }
 
 #[derive(Clone)]
@@ -324,6 +326,13 @@ pub fn parse(
 }
 
 impl Parser<'_> {
+    fn expr_no(&self) -> usize {
+        match self.r.here().0 {
+            Origin::Expr(n) => n,
+            Origin::File(_) => 1,
+        }
+    }
+
     fn skip_spaces(&mut self) -> i32 {
         loop {
             let c = self.r.get();
@@ -814,7 +823,10 @@ impl Parser<'_> {
 
     fn compile(&mut self, pat: &[u8], icase: bool, multi: bool) -> Result<Re, SedError> {
         if pat.is_empty() {
-            return Ok(Re { re: None });
+            return Ok(Re {
+                re: None,
+                expr: self.expr_no(),
+            });
         }
         let pat = convert_escapes(pat);
         let opts = Options {
@@ -826,7 +838,10 @@ impl Parser<'_> {
             multiline: multi,
         };
         match self.cache.get(&pat, opts) {
-            Ok(re) => Ok(Re { re: Some(re) }),
+            Ok(re) => Ok(Re {
+                re: Some(re),
+                expr: self.expr_no(),
+            }),
             Err(ParseError::ClassSyntax) => Err(SedError {
                 message: ParseError::ClassSyntax.message().into(),
                 at: None,

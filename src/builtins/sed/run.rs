@@ -119,6 +119,8 @@ pub struct Runner<'a> {
     last_re: Option<Rc<Regex>>,
     out: Vec<u8>,
     err: Vec<u8>,
+    /// A runtime error stopped the script: its exit status.
+    failed: Option<i32>,
 }
 
 enum Flow {
@@ -158,6 +160,7 @@ impl<'a> Runner<'a> {
             last_re: None,
             out: Vec::new(),
             err: Vec::new(),
+            failed: None,
         }
     }
 
@@ -290,8 +293,22 @@ impl<'a> Runner<'a> {
         }
     }
 
+    fn no_previous(&mut self, re: &Re) {
+        self.err.extend_from_slice(
+            format!(
+                "sed: -e expression #{}, char 0: no previous regular expression\n",
+                re.expr
+            )
+            .as_bytes(),
+        );
+        self.failed = Some(1);
+    }
+
     fn re_matches(&mut self, re: &Re, budget: &mut Budget) -> Result<bool> {
         let Some(r) = self.resolve(re) else {
+            if self.failed.is_none() {
+                self.no_previous(re);
+            }
             return Ok(false);
         };
         r.is_match(&self.ps, budget)
@@ -414,6 +431,9 @@ impl<'a> Runner<'a> {
         while pc < cmds.len() {
             let cmd = &cmds[pc];
             let mut sel = self.selected(pc, cmd, budget)?;
+            if let Some(code) = self.failed {
+                return Ok(Flow::Quit(code, false, false));
+            }
             if cmd.negate {
                 sel = !sel;
             }
@@ -565,9 +585,8 @@ impl<'a> Runner<'a> {
     /// The `s` command. `Some(status)` on a runtime error (already reported).
     fn subst(&mut self, s: &Subst, budget: &mut Budget) -> Result<Option<i32>> {
         let Some(re) = self.resolve(&s.re) else {
-            self.err
-                .extend_from_slice(b"sed: no previous regular expression\n");
-            return Ok(Some(4));
+            self.no_previous(&s.re);
+            return Ok(Some(1));
         };
         if s.max_ref > re.groups() {
             self.err.extend_from_slice(

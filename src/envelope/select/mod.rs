@@ -93,7 +93,12 @@ impl Selectors {
                 let jq = json::parse_path(text);
                 let css = html::compile(text);
                 match (jq, css) {
-                    (Err((at, m)), Err(_)) => return Err(err(at, m)),
+                    (Err((at, m)), Err(c)) => {
+                        return Err(err(
+                            at,
+                            format!("not a jq path ({m}) nor a CSS selector ({c})"),
+                        ))
+                    }
                     (jq, css) => Kind::Body {
                         jq: jq.ok(),
                         css: css.ok(),

@@ -390,7 +390,8 @@ fn compile_errors() {
         err(".a[]")
     );
     assert!(err("..").2.contains("many values"));
-    assert!(err(".a | .b").2.starts_with("$x: "));
+    assert!(err(".a | .b").2.starts_with("$x: not a jq path"));
+    assert!(err(".a >").2.contains("nor a CSS selector"));
     assert!(err("?").2.contains("?NAME"));
     assert!(err("li:last-child").2.contains("not a CSS selector"));
     assert!(err("a + b").2.contains("not a CSS selector"));
@@ -413,4 +414,64 @@ fn compile_errors() {
     ] {
         assert!(Selectors::compile(&list(&[("x", ok)])).is_ok(), "{ok}");
     }
+}
+
+#[test]
+fn selectors_can_be_shared() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Selectors>();
+}
+
+#[test]
+fn large_bodies() {
+    // 256 KiB of JSON: the values come from anywhere in it.
+    let mut json = String::from(r#"{"items":["#);
+    let mut n = 0;
+    while json.len() < 256 * 1024 {
+        if n > 0 {
+            json.push(',');
+        }
+        json.push_str(&format!(
+            r#"{{"id":{n},"name":"item \"{n}\" é","tags":["a","b"]}}"#
+        ));
+        n += 1;
+    }
+    json.push_str(r#"],"last":true}"#);
+    let got = pick_str(
+        &[
+            ".items[1000].name",
+            ".items[-1].id",
+            ".last",
+            ".items[5].tags",
+        ],
+        Some("application/json"),
+        json.as_bytes(),
+        "",
+    );
+    assert_eq!(
+        got,
+        vec![
+            "item \"1000\" é".to_string(),
+            (n - 1).to_string(),
+            "true".into(),
+            r#"["a","b"]"#.into()
+        ]
+    );
+    // 256 KiB of HTML with the match at the end.
+    let mut html = String::from("<html><body><ul>");
+    let mut i = 0;
+    while html.len() < 256 * 1024 {
+        html.push_str(&format!(
+            "<li class=item><a href=\"/{i}\">Item {i}</a><p>text<p>more</li>\n"
+        ));
+        i += 1;
+    }
+    html.push_str("<li class=\"item last\"><a href=/end>The &amp; end</a></ul></body></html>");
+    let got = pick_str(
+        &["li.last a", "li.last a @href", "li.item a", "p"],
+        Some("text/html"),
+        html.as_bytes(),
+        "",
+    );
+    assert_eq!(got, vec!["The & end", "/end", "Item 0", "text"]);
 }

@@ -187,7 +187,6 @@ impl Fifo {
     /// Stores what a Request's envelope made of it: its deliveries, or the reports of its
     /// failure. Updates the log entry.
     pub(super) fn queue(&self, store: &Store, req: &Incoming, plan: Plan) -> worker::Result<()> {
-        let now = now_ms();
         let errors_to = serde_json::to_string(&plan.errors_to)?;
         match plan.result {
             Err(failure) => {
@@ -205,23 +204,22 @@ impl Fifo {
                 reply_to,
             }) => {
                 let reply_to = serde_json::to_string(&reply_to)?;
-                for dest in &to {
-                    let stored = Stored {
-                        outgoing: outgoing.clone(),
-                        hops: req.hops + 1,
-                        fifo: req.fifo.clone(),
-                    };
-                    store.add_delivery(
-                        &req.request_id,
-                        "deliver",
-                        &serde_json::to_string(dest)?,
-                        &serde_json::to_string(&stored)?,
-                        &outgoing.body,
-                        &reply_to,
-                        &errors_to,
-                        now,
-                    )?;
-                }
+                let body = outgoing.body.clone();
+                let stored = Stored {
+                    outgoing,
+                    hops: req.hops + 1,
+                    fifo: req.fifo.clone(),
+                };
+                add_all(
+                    store,
+                    &req.request_id,
+                    "deliver",
+                    &to,
+                    &stored,
+                    &body,
+                    &reply_to,
+                    &errors_to,
+                )?;
                 store.update_log(&req.request_id, "pending", None, Some(plan.steps))?;
             }
         }
@@ -248,24 +246,21 @@ impl Fifo {
             headers: vec![("Content-Type".into(), "application/json".into())],
             body: Vec::new(),
         };
-        for dest in errors_to.iter().filter(|d| **d != Destination::Caller) {
-            let stored = Stored {
-                outgoing: outgoing.clone(),
-                hops: req.hops + 1,
-                fifo: req.fifo.clone(),
-            };
-            store.add_delivery(
-                &req.request_id,
-                "report",
-                &serde_json::to_string(dest)?,
-                &serde_json::to_string(&stored)?,
-                &body,
-                "[]",
-                "[]",
-                now_ms(),
-            )?;
-        }
-        Ok(())
+        let stored = Stored {
+            outgoing,
+            hops: req.hops + 1,
+            fifo: req.fifo.clone(),
+        };
+        add_all(
+            store,
+            &req.request_id,
+            "report",
+            errors_to,
+            &stored,
+            &body,
+            "[]",
+            "[]",
+        )
     }
 
     /// Sends one due delivery and records what happened.
@@ -380,24 +375,21 @@ impl Fifo {
             headers,
             body: Vec::new(),
         };
-        for dest in reply_to.iter().filter(|d| **d != Destination::Caller) {
-            let next = Stored {
-                outgoing: outgoing.clone(),
-                hops: stored.hops + 1,
-                fifo: stored.fifo.clone(),
-            };
-            store.add_delivery(
-                &d.request_id,
-                "reply",
-                &serde_json::to_string(dest)?,
-                &serde_json::to_string(&next)?,
-                &a.body,
-                "[]",
-                &d.errors_to,
-                now_ms(),
-            )?;
-        }
-        Ok(())
+        let next = Stored {
+            outgoing,
+            hops: stored.hops + 1,
+            fifo: stored.fifo.clone(),
+        };
+        add_all(
+            store,
+            &d.request_id,
+            "reply",
+            &reply_to,
+            &next,
+            &a.body,
+            "[]",
+            &d.errors_to,
+        )
     }
 
     /// The log entry's delivery column: `pending` while any delivery is, else `delivered`
@@ -413,6 +405,35 @@ impl Fifo {
         };
         store.update_log(request_id, summary, None, None)
     }
+}
+
+/// Queues one outgoing request to each destination (none to the caller, who is not waiting).
+#[allow(clippy::too_many_arguments)]
+fn add_all(
+    store: &Store,
+    request_id: &str,
+    purpose: &str,
+    destinations: &[Destination],
+    stored: &Stored,
+    body: &[u8],
+    reply_to: &str,
+    errors_to: &str,
+) -> worker::Result<()> {
+    let outgoing = serde_json::to_string(stored)?;
+    for dest in destinations.iter().filter(|d| **d != Destination::Caller) {
+        let dest = serde_json::to_string(dest)?;
+        store.add_delivery(
+            request_id,
+            purpose,
+            &dest,
+            &outgoing,
+            body,
+            reply_to,
+            errors_to,
+            now_ms(),
+        )?;
+    }
+    Ok(())
 }
 
 /// Sends an outgoing request to one destination.

@@ -15,7 +15,7 @@ use worker::{durable_object, DurableObject, Env, Request, Response, Result, Stat
 use super::host::{now_ms, WorkerHost};
 use super::http::{json, Failure};
 use crate::envelope::run::{self, Plan};
-use crate::envelope::{self, Envelope, Incoming};
+use crate::envelope::{self, Compiled, Incoming};
 use crate::protocol;
 use crate::shell::Shell;
 use store::Store;
@@ -28,7 +28,7 @@ pub struct Fifo {
     state: State,
     env: Env,
     /// The parsed envelope and the `updated_at` it was parsed at.
-    envelope: RefCell<Option<(i64, Rc<Envelope>)>>,
+    envelope: RefCell<Option<(i64, Rc<Compiled>)>>,
     /// The shell, kept for its parse caches. It is taken out while a script runs: another
     /// Request may arrive while one waits on the network, and gets a fresh shell.
     shell: RefCell<Option<Shell>>,
@@ -87,7 +87,10 @@ impl Fifo {
         match op {
             "put" => {
                 let text = req.text().await?;
-                envelope::parse(&text).map_err(|e| Failure::new(400, format!("envelope: {e}")))?;
+                let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
+                let checked = envelope::compile(&text, &mut shell);
+                self.shell.borrow_mut().replace(shell);
+                checked.map_err(|e| Failure::new(400, format!("envelope: {e}")))?;
                 let created = store.put_fifo(&name, &text, now)?;
                 let status = if created { 201 } else { 200 };
                 Ok(json(
@@ -185,30 +188,33 @@ impl Fifo {
     }
 
     /// The envelope of the FIFO, parsed once per version of its text.
-    fn compiled(&self, row: &store::FifoRow) -> std::result::Result<Rc<Envelope>, Failure> {
+    fn compiled(&self, row: &store::FifoRow) -> std::result::Result<Rc<Compiled>, Failure> {
         if let Some((at, env)) = self.envelope.borrow().as_ref() {
             if *at == row.updated_at {
                 return Ok(env.clone());
             }
         }
-        let env = Rc::new(
-            envelope::parse(&row.envelope)
-                .map_err(|e| Failure::new(500, format!("stored envelope: {e}")))?,
-        );
+        let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
+        let compiled = envelope::compile(&row.envelope, &mut shell);
+        self.shell.borrow_mut().replace(shell);
+        let env =
+            Rc::new(compiled.map_err(|e| Failure::new(500, format!("stored envelope: {e}")))?);
         self.envelope.replace(Some((row.updated_at, env.clone())));
         Ok(env)
     }
 
     /// Runs the envelope over a Request, with the FIFO's variables and the step budget.
-    async fn run_envelope(&self, envelope: &Envelope, req: &Incoming) -> Result<Plan> {
+    async fn run_envelope(&self, compiled: &Compiled, req: &Incoming) -> Result<Plan> {
         let fifo_vars = self.store().var_values()?;
-        let selected = Vec::new();
+        let selected = compiled
+            .selectors
+            .select(req.header("content-type"), &req.body, &req.query);
         let host = WorkerHost::new(self.env.clone(), req.hops);
         let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
         let plan = run::run(
             &mut shell,
             &host,
-            envelope,
+            &compiled.envelope,
             req,
             selected,
             &fifo_vars,

@@ -80,7 +80,8 @@ impl Fifo {
                 format!("a chain of FIFOs is limited to {MAX_HOPS} hops (a loop?)"),
             ));
         }
-        let envelope = self.compiled(row)?;
+        let compiled = self.compiled(row)?;
+        let envelope = &compiled.envelope;
         if envelope.is_empty() {
             // An empty envelope answers the body back unchanged.
             entry.outcome = "echo".into();
@@ -109,7 +110,7 @@ impl Fifo {
             return accepted(&incoming.fifo, &incoming.request_id);
         }
 
-        let plan = self.run_envelope(&envelope, incoming).await?;
+        let plan = self.run_envelope(&compiled, incoming).await?;
         entry.steps = plan.steps;
         match plan.result {
             Err(f) => {

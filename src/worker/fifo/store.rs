@@ -564,6 +564,7 @@ impl Store {
     }
 
     /// Records one attempt and where the delivery stands after it.
+    #[allow(clippy::too_many_arguments)]
     pub fn record_attempt(
         &self,
         delivery: &Delivery,

@@ -16,6 +16,22 @@ pub const OPS_PER_STEP: u64 = 8;
 /// Programs larger than this are "too big".
 pub const MAX_INSTS: usize = 1 << 20;
 
+/// How a group closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Plain,
+    /// A copy GNU treats as optional (a `*` body, the first optional copy of an
+    /// interval), tried first with a non-empty match...
+    NonEmpty,
+    /// ...and then empty, keeping the group's value from the last non-empty group close.
+    EmptyKeep,
+    /// The same copy when it is too big to try twice: either way, in preference order.
+    Marked,
+}
+
+/// Programs past this size no longer get the two tries of an optional group.
+const SPLIT_LIMIT: usize = 1 << 16;
+
 #[derive(Debug, Clone, Copy)]
 enum Inst {
     Byte(u8),
@@ -25,8 +41,8 @@ enum Inst {
     Split(u32, u32),
     Jmp(u32),
     Open(u32),
-    /// Close a group; `true` when GNU treats this copy of it as optional.
-    Close(u32, bool),
+    /// Close a group.
+    Close(u32, Close),
     Backref(u32),
     /// Remember where a loop iteration starts.
     Mark(u32),
@@ -110,9 +126,35 @@ impl Compiler {
                 self.push(Inst::Look(*l))?;
             }
             Node::Group { index, node } => {
-                self.push(Inst::Open(*index as u32))?;
+                let g = *index as u32;
+                if !marked {
+                    self.push(Inst::Open(g))?;
+                    self.emit(node, false)?;
+                    self.push(Inst::Close(g, Close::Plain))?;
+                    return Ok(());
+                }
+                // GNU prefers a non-empty match of an optional group, then an empty one.
+                let start = self.insts.len();
+                let split = self.push(Inst::Split(0, 0))?;
+                self.push(Inst::Open(g))?;
                 self.emit(node, false)?;
-                self.push(Inst::Close(*index as u32, marked))?;
+                self.push(Inst::Close(g, Close::NonEmpty))?;
+                let jmp = self.push(Inst::Jmp(0))?;
+                let size = self.insts.len() - start;
+                if self.insts.len() + size > SPLIT_LIMIT {
+                    self.insts.truncate(start);
+                    self.push(Inst::Open(g))?;
+                    self.emit(node, false)?;
+                    self.push(Inst::Close(g, Close::Marked))?;
+                    return Ok(());
+                }
+                let second = self.pc();
+                self.push(Inst::Open(g))?;
+                self.emit(node, false)?;
+                self.push(Inst::Close(g, Close::EmptyKeep))?;
+                let end = self.pc();
+                self.patch(split, Inst::Split(split + 1, second));
+                self.patch(jmp, Inst::Jmp(end));
             }
             Node::Concat(items) => {
                 for item in items {
@@ -439,10 +481,17 @@ impl<'a, 'b> Run<'a, 'b> {
                     self.s.eo[g] = None;
                     pc += 1;
                 }
-                Inst::Close(g, marked) => {
+                Inst::Close(g, how) => {
                     let g = g as usize;
                     let open = self.s.so[g].unwrap_or(pos);
-                    if open < pos {
+                    let nonempty = open < pos;
+                    match how {
+                        Close::NonEmpty if !nonempty => return Ok(false),
+                        Close::EmptyKeep if nonempty => return Ok(false),
+                        _ => {}
+                    }
+                    let marked = matches!(how, Close::EmptyKeep | Close::Marked);
+                    if nonempty {
                         self.s.stack.push(Undo::End(g, self.s.eo[g]));
                         self.s.eo[g] = Some(pos);
                         for k in 1..self.s.so.len() {
