@@ -24,6 +24,7 @@ mod date;
 mod dirname;
 mod echo;
 mod false_;
+mod fold;
 mod grep;
 mod gunzip;
 mod gzip;
@@ -85,6 +86,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("egrep", grep::run),
     ("false", false_::run),
     ("fgrep", grep::run),
+    ("fold", fold::run),
     ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
