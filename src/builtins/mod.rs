@@ -15,13 +15,16 @@ pub mod common;
 mod b2sum;
 mod base32;
 mod base64;
+mod basename;
 mod basenc;
 mod cat;
 mod curl;
 mod cut;
 mod date;
+mod dirname;
 mod echo;
 mod false_;
+mod fold;
 mod grep;
 mod gunzip;
 mod gzip;
@@ -72,15 +75,18 @@ pub static TABLE: &[(&str, Run)] = &[
     ("b2sum", b2sum::run),
     ("base32", base32::run),
     ("base64", base64::run),
+    ("basename", basename::run),
     ("basenc", basenc::run),
     ("cat", cat::run),
     ("curl", curl::run),
     ("cut", cut::run),
     ("date", date::run),
+    ("dirname", dirname::run),
     ("echo", echo::run),
     ("egrep", grep::run),
     ("false", false_::run),
     ("fgrep", grep::run),
+    ("fold", fold::run),
     ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
