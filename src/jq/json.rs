@@ -41,9 +41,11 @@ impl ParseError {
 }
 
 enum Frame {
-    Arr(Vec<Val>),
-    /// the object so far and the key waiting for its value
-    Obj(Map, Option<Key>),
+    /// where the array's items start in the reader's item stack
+    Arr(usize),
+    /// where the object's entries start in the reader's entry stack, and the key
+    /// waiting for its value
+    Obj(usize, Option<Key>),
 }
 
 /// Where a [`Reader`] is in its text, kept between reads.
@@ -94,6 +96,8 @@ impl ReaderState {
             failed: self.failed,
             last_end: self.pos,
             key: None,
+            items: Vec::new(),
+            entries: Vec::new(),
         }
     }
 }
@@ -111,6 +115,10 @@ pub struct Reader<'a> {
     pub last_end: usize,
     /// an object key just read, waiting for its `:`
     key: Option<Key>,
+    /// the items and entries of the open containers, so that each container is
+    /// allocated once, at its exact size, when it closes
+    items: Vec<Val>,
+    entries: Vec<(Key, Val)>,
 }
 
 fn is_ws(c: u8) -> bool {
@@ -280,6 +288,8 @@ impl<'a> Reader<'a> {
             failed: false,
             last_end: 0,
             key: None,
+            items: Vec::new(),
+            entries: Vec::new(),
         }
     }
 
@@ -346,6 +356,8 @@ impl<'a> Reader<'a> {
     /// the character that reveals them has been read.
     fn parse(&mut self) -> Option<Result<Val, ParseError>> {
         let mut stack: Vec<Frame> = Vec::new();
+        self.items.clear();
+        self.entries.clear();
         let mut next: Option<Val> = None;
         let mut lit_start: Option<usize> = None;
         loop {
@@ -490,9 +502,9 @@ impl<'a> Reader<'a> {
                     return Err(self.err("Exceeds depth limit for parsing"));
                 }
                 stack.push(if c == b'[' {
-                    Frame::Arr(Vec::new())
+                    Frame::Arr(self.items.len())
                 } else {
-                    Frame::Obj(Map::default(), None)
+                    Frame::Obj(self.entries.len(), None)
                 });
             }
             b':' => {
@@ -517,16 +529,16 @@ impl<'a> Reader<'a> {
                     return Err(self.err("Expected value before ','"));
                 };
                 match stack.last_mut() {
-                    Some(Frame::Arr(items)) => {
-                        if items.len() >= MAX_ITEMS {
+                    Some(Frame::Arr(start)) => {
+                        if self.items.len() - *start >= MAX_ITEMS {
                             super::fuel::fail(super::fuel::Abort::Memory);
                             return Err(self.err("cannot allocate memory"));
                         }
-                        items.push(v);
+                        self.items.push(v);
                     }
-                    Some(Frame::Obj(m, k)) => match k.take() {
+                    Some(Frame::Obj(_, k)) => match k.take() {
                         Some(k) => {
-                            m.insert(k, v);
+                            self.entries.push((k, v));
                         }
                         None => return Err(self.err("Objects must consist of key:value pairs")),
                     },
@@ -534,23 +546,23 @@ impl<'a> Reader<'a> {
                 }
             }
             b']' => match stack.pop() {
-                Some(Frame::Arr(mut items)) => {
+                Some(Frame::Arr(start)) => {
                     match next.take() {
-                        Some(v) => items.push(v),
-                        None if !items.is_empty() => {
+                        Some(v) => self.items.push(v),
+                        None if self.items.len() > start => {
                             return Err(self.err("Expected another array element"));
                         }
                         None => {}
                     }
-                    *next = Some(Val::arr(items));
+                    *next = Some(Val::arr(self.items.split_off(start)));
                 }
                 _ => return Err(self.err("Unmatched ']'")),
             },
             _ => match stack.pop() {
-                Some(Frame::Obj(mut m, k)) => {
+                Some(Frame::Obj(start, k)) => {
                     match (next.take(), k) {
                         (Some(v), Some(k)) => {
-                            m.insert(k, v);
+                            self.entries.push((k, v));
                         }
                         (Some(_), None) => {
                             return Err(self.err("Objects must consist of key:value pairs"));
@@ -558,12 +570,12 @@ impl<'a> Reader<'a> {
                         (None, Some(_)) => {
                             return Err(self.err("Expected value after ':'"));
                         }
-                        (None, None) if !m.is_empty() => {
+                        (None, None) if self.entries.len() > start => {
                             return Err(self.err("Expected another key-value pair"));
                         }
                         (None, None) => {}
                     }
-                    *next = Some(Val::obj(m));
+                    *next = Some(Val::obj(Map::from_vec(self.entries.split_off(start))));
                 }
                 _ => return Err(self.err("Unmatched '}'")),
             },
@@ -579,7 +591,7 @@ impl<'a> Reader<'a> {
         let mut i = start;
         loop {
             let rest = &self.data[i.min(self.data.len())..];
-            match rest.iter().position(|&c| c == b'"' || c == b'\\') {
+            match memchr::memchr2(b'"', b'\\', rest) {
                 Some(n) if rest[n] == b'\\' && i + n + 2 <= self.data.len() => i += n + 2,
                 Some(n) if rest[n] == b'"' => {
                     i += n;
@@ -595,7 +607,7 @@ impl<'a> Reader<'a> {
         }
         let body = &self.data[start..i];
         // move past the string and its closing quote, counting lines and columns
-        let newlines = body.iter().filter(|&&c| c == b'\n').count();
+        let newlines = memchr::memchr_iter(b'\n', body).count();
         if newlines > 0 {
             let last = body.iter().rposition(|&c| c == b'\n').unwrap_or(0);
             self.line += newlines;
@@ -615,7 +627,7 @@ impl<'a> Reader<'a> {
 
 /// The contents of a JSON string (between the quotes), decoded.
 fn decode_string(b: &[u8]) -> Result<std::borrow::Cow<'_, str>, &'static str> {
-    if !b.iter().any(|&c| c == b'\\' || c < 0x20) {
+    if memchr::memchr(b'\\', b).is_none() && !b.iter().any(|&c| c < 0x20) {
         return Ok(String::from_utf8_lossy(b));
     }
     let mut out: Vec<u8> = Vec::with_capacity(b.len());

@@ -108,6 +108,41 @@ impl Map {
         self.entries.get(i).map(|(k, v)| (k, v))
     }
 
+    /// A map of `entries`: a later duplicate key sets the value at the first one's place.
+    pub fn from_vec(entries: Vec<(Key, Val)>) -> Self {
+        let n = entries.len();
+        let dup = if n <= SMALL {
+            (1..n).any(|i| entries[..i].iter().any(|(k, _)| k.0 == entries[i].0 .0))
+        } else {
+            let mut ix = Index::with_capacity_and_hasher(n, Default::default());
+            let mut dup = false;
+            for (i, (k, _)) in entries.iter().enumerate() {
+                if ix.insert(k.clone(), i).is_some() {
+                    dup = true;
+                    break;
+                }
+            }
+            if !dup {
+                return Map {
+                    entries,
+                    index: Some(Box::new(ix)),
+                };
+            }
+            true
+        };
+        if !dup {
+            return Map {
+                entries,
+                index: None,
+            };
+        }
+        let mut m = Map::with_capacity(n);
+        for (k, v) in entries {
+            m.insert(k, v);
+        }
+        m
+    }
+
     /// All entries, leaving the map empty.
     pub fn take_entries(&mut self) -> Vec<(Key, Val)> {
         self.index = None;

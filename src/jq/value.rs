@@ -251,6 +251,23 @@ impl Val {
 
     /// A number from literal text (program constant or JSON input).
     pub fn from_literal(text: &str) -> Val {
+        // short integers: no float parsing needed
+        let b = text.as_bytes();
+        let digits = b.strip_prefix(b"-").unwrap_or(b);
+        if !digits.is_empty()
+            && digits.len() <= 15
+            && digits.iter().all(u8::is_ascii_digit)
+            && (digits[0] != b'0' || digits.len() == 1)
+        {
+            let n = digits
+                .iter()
+                .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+            return Val::Num(if b.len() > digits.len() {
+                -(n as f64)
+            } else {
+                n as f64
+            });
+        }
         let f = match text.parse::<f64>() {
             Ok(f) => f,
             Err(_) => return Val::Num(f64::NAN),
