@@ -327,6 +327,8 @@ struct Source {
     lines: usize,
     /// bytes whose newlines `lines` counts
     counted: usize,
+    /// just past the first newline at or after the last value's end
+    nl_at: usize,
     failed: bool,
     read_any: bool,
 }
@@ -381,10 +383,13 @@ impl Inputs for Source {
             }
             // jq reads its input a line at a time: the line number counts the lines
             // read up to the end of the line where the value ends
-            let upto = match data.get(end..).and_then(memchr_nl) {
-                Some(n) => end + n + 1,
-                None => data.len(),
-            };
+            if end >= self.nl_at {
+                self.nl_at = match data.get(end..).and_then(memchr_nl) {
+                    Some(n) => end + n + 1,
+                    None => data.len(),
+                };
+            }
+            let upto = self.nl_at;
             if upto > self.counted {
                 self.lines += data[self.counted..upto]
                     .iter()
@@ -396,6 +401,7 @@ impl Inputs for Source {
                 None => {
                     self.idx += 1;
                     self.counted = 0;
+                    self.nl_at = 0;
                     self.pos = self
                         .files
                         .get(self.idx)
@@ -434,7 +440,7 @@ impl Inputs for Source {
 }
 
 fn memchr_nl(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'\n')
+    memchr::memchr(b'\n', b)
 }
 
 /// `tostream` of one value, as `--stream` gives it.
@@ -569,6 +575,7 @@ fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Resul
         events: Default::default(),
         lines: 0,
         counted: 0,
+        nl_at: 0,
         failed: false,
         read_any: false,
     };

@@ -15,13 +15,16 @@ pub mod common;
 mod b2sum;
 mod base32;
 mod base64;
+mod basename;
 mod basenc;
 mod cat;
 mod curl;
 mod cut;
 mod date;
+mod dirname;
 mod echo;
 mod false_;
+mod fold;
 mod grep;
 mod gunzip;
 mod gzip;
@@ -29,7 +32,9 @@ mod head;
 mod hmac;
 mod jq;
 mod md5sum;
+mod paste;
 mod printf;
+mod rev;
 mod scrypt;
 mod secretbox;
 mod sed;
@@ -40,11 +45,13 @@ mod sha256sum;
 mod sha384sum;
 mod sha512sum;
 mod sort;
+mod tac;
 mod tail;
 mod tee;
 mod test_;
 mod tr;
 mod true_;
+mod uniq;
 mod wc;
 mod xargs;
 mod yes;
@@ -68,15 +75,18 @@ pub static TABLE: &[(&str, Run)] = &[
     ("b2sum", b2sum::run),
     ("base32", base32::run),
     ("base64", base64::run),
+    ("basename", basename::run),
     ("basenc", basenc::run),
     ("cat", cat::run),
     ("curl", curl::run),
     ("cut", cut::run),
     ("date", date::run),
+    ("dirname", dirname::run),
     ("echo", echo::run),
     ("egrep", grep::run),
     ("false", false_::run),
     ("fgrep", grep::run),
+    ("fold", fold::run),
     ("grep", grep::run),
     ("gunzip", gunzip::run),
     ("gzip", gzip::run),
@@ -84,7 +94,9 @@ pub static TABLE: &[(&str, Run)] = &[
     ("hmac", hmac::run),
     ("jq", jq::run),
     ("md5sum", md5sum::run),
+    ("paste", paste::run),
     ("printf", printf::run),
+    ("rev", rev::run),
     ("scrypt", scrypt::run),
     ("secretbox", secretbox::run),
     ("sed", sed::run),
@@ -95,11 +107,13 @@ pub static TABLE: &[(&str, Run)] = &[
     ("sha384sum", sha384sum::run),
     ("sha512sum", sha512sum::run),
     ("sort", sort::run),
+    ("tac", tac::run),
     ("tail", tail::run),
     ("tee", tee::run),
     ("test", test_::run),
     ("tr", tr::run),
     ("true", true_::run),
+    ("uniq", uniq::run),
     ("wc", wc::run),
     ("xargs", xargs::run),
     ("yes", yes::run),

@@ -150,7 +150,9 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
 /// Reads an operand as GNU seq does: all of it must be a number, and not NaN.
 fn operand(text: &[u8]) -> std::result::Result<Operand, String> {
     let p = float::strtold(text);
-    if p.end == 0 || p.end != text.len() {
+    // Out of range is invalid too when it overflows (an underflow reads as 0).
+    let overflow = p.range_error && float::is_infinite(p.value);
+    if p.end == 0 || p.end != text.len() || overflow {
         return Err(format!(
             "invalid floating point argument: {}",
             quote_str(text)
@@ -388,8 +390,17 @@ fn print_numbers(
     let mut x = first;
     let mut i: u64 = 1;
     let mut written = 0;
+    // Pay for very wide numbers (`-w 1e999999`, `%.99999999f`) before making them.
+    let wide = layout
+        .spec
+        .width
+        .max(layout.spec.prec.unwrap_or(0))
+        .saturating_add(64);
     loop {
         ctx.budget.spend(1)?;
+        if wide > 4096 {
+            ctx.budget.spend_bytes(wide)?;
+        }
         write(ctx.stdout, layout, x);
         if ctx.stdout.len() - written - start > 4096 {
             ctx.budget.spend_bytes(ctx.stdout.len() - written - start)?;
@@ -399,6 +410,9 @@ fn print_numbers(
         x = float::add(first, float::mul(float::from_i128(i128::from(i)), step));
         i = i.saturating_add(1);
         if past(x) {
+            if wide > 4096 {
+                ctx.budget.spend_bytes(wide.saturating_mul(2))?;
+            }
             // A number just past LAST that prints as LAST (and not as the one before)
             // is printed: rounding must not lose the end of `seq 0 0.000001 0.000003`.
             let mut shown = Vec::new();
@@ -417,6 +431,9 @@ fn print_numbers(
             }
             ctx.stdout.extend_from_slice(sep);
             ctx.budget.spend(1)?;
+            if wide > 4096 {
+                ctx.budget.spend_bytes(wide)?;
+            }
             write(ctx.stdout, layout, x);
             break;
         }
@@ -589,5 +606,18 @@ mod tests {
             "seq: format '%d' has unknown %d directive\n"
         );
         assert_eq!(seq(&["1", "-w", "3"]).2, 1);
+    }
+
+    #[test]
+    fn huge_widths_stop_at_the_budget() {
+        for args in [
+            &["-w", "1e-999999999", "1"][..],
+            &["1e-999999999", "1"][..],
+            &["-f", "%999999999f", "1"][..],
+        ] {
+            let mut argv = vec!["seq"];
+            argv.extend_from_slice(args);
+            assert!(run(&argv, b"").is_err(), "{args:?}");
+        }
     }
 }

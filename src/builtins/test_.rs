@@ -26,6 +26,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut t = Test {
         argv: &argv,
         pos: 0,
+        depth: 0,
     };
     match t.main() {
         Ok(true) => Ok(0),
@@ -43,7 +44,12 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
 struct Test<'a> {
     argv: &'a [&'a [u8]],
     pos: usize,
+    /// Parentheses open around the current term: bounded, so that no argument list can
+    /// exhaust the stack.
+    depth: usize,
 }
+
+const MAX_DEPTH: usize = 256;
 
 fn is_binop(s: &[u8]) -> bool {
     matches!(
@@ -222,6 +228,10 @@ impl<'a> Test<'a> {
             if self.pos >= n {
                 return Err(self.beyond());
             }
+            if self.depth >= MAX_DEPTH {
+                return Err(msg(&[b"expression too deeply nested"]));
+            }
+            self.depth += 1;
             // Inside parentheses POSIX's rules apply again, to the words up to the
             // next `)` (at most 4 of them).
             let mut nargs = 1;
@@ -241,6 +251,7 @@ impl<'a> Test<'a> {
                 }
             }
             self.pos += 1;
+            self.depth -= 1;
             v
         } else if n - p >= 4 && a == b"-l" && is_binop(self.arg(p + 2).unwrap_or(b"")) {
             self.binary(true)?
@@ -433,6 +444,16 @@ mod tests {
             t(&["a", "-nt", "-l", "b"]).1,
             "test: -nt does not accept -l\n"
         );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let mut args = vec!["test"];
+        args.extend(std::iter::repeat_n("(", 100_000));
+        args.push("a");
+        args.extend(std::iter::repeat_n(")", 100_000));
+        let r = run(&args, b"").unwrap();
+        assert_eq!(r.status, 2);
     }
 
     #[test]

@@ -55,8 +55,6 @@ def paths(node_filter): . as $in | paths | select(. as $p | $in | getpath($p) | 
 def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
 def from_entries: reduce .[] as $x ({}; . + {($x | .key // .name // .Name // .Key): ($x | if has("value") then .value else .Value end)});
 def with_entries(f): to_entries | map(f) | from_entries;
-def add: reduce .[] as $x (null; . + $x);
-def join($x): reduce .[] as $i (null; (if . == null then "" else . + $x end) + ($i | if . == null then "" elif type == "boolean" or type == "number" then tojson else . end)) // "";
 def flatten: _flatten(1e9);
 def flatten($x): if $x < 0 then error("flatten depth must not be negative") else _flatten($x) end;
 def last: .[-1];
@@ -103,8 +101,6 @@ def sub($re; str; $flags): . as $in | (reduce match($re; $flags) as $edit ({resu
 def sub($re; str): sub($re; str; "");
 def gsub($re; str; $flags): sub($re; str; $flags + "g");
 def gsub($re; str): sub($re; str; "g");
-def ascii_downcase: explode | map(if 65 <= . and . <= 90 then . + 32 end) | implode;
-def ascii_upcase: explode | map(if 97 <= . and . <= 122 then . - 32 end) | implode;
 def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
 def fromstream(f): {x: null, e: false} as $init | foreach f as $i ($init;
     if .e then $init else . end

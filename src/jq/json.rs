@@ -167,6 +167,9 @@ pub fn number(tok: &[u8]) -> Option<Val> {
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
+    if body.as_bytes().first().is_some_and(u8::is_ascii_digit) || body.starts_with('.') {
+        return plain_number(s, body);
+    }
     let lower = body.to_ascii_lowercase();
     if lower == "inf" || lower == "infinity" {
         return Some(Val::Num(if neg {
@@ -181,6 +184,45 @@ pub fn number(tok: &[u8]) -> Option<Val> {
     {
         return Some(Val::Num(f64::NAN));
     }
+    let b = body.as_bytes();
+    let mut i = 0;
+    let mut digits = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+        digits += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+            digits += 1;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    let text = s.strip_prefix('+').unwrap_or(s);
+    Some(Val::from_literal(text))
+}
+
+/// A number token that starts with a digit or a point.
+fn plain_number(s: &str, body: &str) -> Option<Val> {
     let b = body.as_bytes();
     let mut i = 0;
     let mut digits = 0;
@@ -330,7 +372,14 @@ impl<'a> Reader<'a> {
                 if lit_start.is_none() {
                     lit_start = Some(self.pos);
                 }
-                self.advance(c);
+                // the rest of the literal: no newline can be in it
+                let rest = &self.data[self.pos..];
+                let n = rest
+                    .iter()
+                    .position(|&d| is_ws(d) || d == b'"' || is_structure(d))
+                    .unwrap_or(rest.len());
+                self.pos += n;
+                self.col += n;
                 continue;
             }
             // the character ends a literal token, if one is open
@@ -354,6 +403,15 @@ impl<'a> Reader<'a> {
             if is_ws(c) {
                 if stack.is_empty() && next.is_some() {
                     return next.map(Ok);
+                }
+                // skip a run of blanks (not newlines, which count lines)
+                while let Some(&d) = self.data.get(self.pos) {
+                    if d == b' ' || d == b'\t' || d == b'\r' {
+                        self.pos += 1;
+                        self.col += 1;
+                    } else {
+                        break;
+                    }
                 }
                 continue;
             }

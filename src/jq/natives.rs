@@ -164,6 +164,34 @@ pub fn all() -> Vec<Fun> {
             _ => err("explode input must be a string"),
         }),
         fun0!("implode", implode),
+        fun0!("ascii_downcase", |v| match v {
+            Val::Str(s) => {
+                spend_bytes(s.len())?;
+                Ok(Val::str(s.to_ascii_lowercase()))
+            }
+            _ => err("explode input must be a string"),
+        }),
+        fun0!("ascii_upcase", |v| match v {
+            Val::Str(s) => {
+                spend_bytes(s.len())?;
+                Ok(Val::str(s.to_ascii_uppercase()))
+            }
+            _ => err("explode input must be a string"),
+        }),
+        fun1!("join", join),
+        fun0!("add", |v| {
+            let items: Vec<V> = match v {
+                Val::Arr(a) => a.into_vec(),
+                Val::Obj(o) => o.into_map().into_iter().map(|(_, x)| x).collect(),
+                v => return err(format!("Cannot iterate over {}", v.kind_and_trunc())),
+            };
+            spend(1 + items.len() as u64)?;
+            let mut acc = Val::Null;
+            for x in items {
+                acc = super::ops::add(acc, x)?;
+            }
+            Ok(acc)
+        }),
         fun0!("reverse", reverse),
         fun0!("sort", |v| match v {
             Val::Arr(a) => {
@@ -905,4 +933,29 @@ fn bsearch(a: &[V], t: &V) -> f64 {
             }
         }
     }
+}
+
+/// jq 1.7.1's `join`: null joins as "", booleans and numbers as JSON, strings as
+/// themselves; anything else fails as the string addition in jq's definition does.
+fn join(v: V, sep: V) -> ValR<V, V> {
+    let items: Vec<V> = match v {
+        Val::Arr(a) => a.into_vec(),
+        Val::Obj(o) => o.into_map().into_iter().map(|(_, x)| x).collect(),
+        v => return err(format!("Cannot iterate over {}", v.kind_and_trunc())),
+    };
+    spend(1 + items.len() as u64)?;
+    let mut acc: Option<V> = None;
+    for x in items {
+        let left = match acc.take() {
+            None => Val::str(""),
+            Some(a) => super::ops::add(a, sep.clone())?,
+        };
+        let piece = match x {
+            Val::Null => Val::str(""),
+            x @ (Val::Bool(_) | Val::Num(_) | Val::Lit(_)) => Val::str(x.to_json()),
+            x => x,
+        };
+        acc = Some(super::ops::add(left, piece)?);
+    }
+    Ok(acc.filter(Val::is_true).unwrap_or_else(|| Val::str("")))
 }

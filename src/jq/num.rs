@@ -203,8 +203,7 @@ pub fn write_f64(out: &mut Vec<u8>, x: f64) {
     }
     if x.fract() == 0.0 && x.abs() < 1e16 {
         // exact integers below 1e16 print as plain integers
-        let mut buf = itoa_buf(x as i64);
-        out.append(&mut buf);
+        write_int(out, x as i64);
         return;
     }
     let mut buf = ryu::Buffer::new();
@@ -212,8 +211,24 @@ pub fn write_f64(out: &mut Vec<u8>, x: f64) {
     write_sci(out, s);
 }
 
-fn itoa_buf(n: i64) -> Vec<u8> {
-    n.to_string().into_bytes()
+/// Writes an integer in decimal.
+fn write_int(out: &mut Vec<u8>, n: i64) {
+    let mut buf = [0u8; 24];
+    let mut i = buf.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// Rewrites ryu's shortest form (`1.5e-7`, `123.45`, `1e22`) in jq's layout.

@@ -237,7 +237,7 @@ impl Val {
             Ok(f) => f,
             Err(_) => return Val::Num(f64::NAN),
         };
-        if simple_int(text) {
+        if simple_int(text) || simple_decimal(text, f) {
             return Val::Num(f);
         }
         match num::canonical(text) {
@@ -313,6 +313,32 @@ fn simple_int(text: &str) -> bool {
         && digits.len() <= 15
         && digits.iter().all(u8::is_ascii_digit)
         && (digits[0] != b'0' || digits.len() == 1)
+}
+
+/// A decimal like `12.75`: at most 15 significant digits, no trailing zero, no exponent,
+/// and in the range where jq prints doubles in plain notation. Its double prints the
+/// same (15 digits always read back), so it needs no literal kept.
+fn simple_decimal(text: &str, f: f64) -> bool {
+    let b = text.as_bytes();
+    let digits = b.strip_prefix(b"-").unwrap_or(b);
+    let Some(dot) = digits.iter().position(|&c| c == b'.') else {
+        return false;
+    };
+    let (int, frac) = (&digits[..dot], &digits[dot + 1..]);
+    if int.is_empty()
+        || frac.is_empty()
+        || frac.last() == Some(&b'0')
+        || (int[0] == b'0' && int.len() > 1)
+        || !int.iter().chain(frac).all(u8::is_ascii_digit)
+    {
+        return false;
+    }
+    let sig = if int == b"0" {
+        frac.iter().skip_while(|&&c| c == b'0').count()
+    } else {
+        int.len() + frac.len()
+    };
+    sig <= 15 && f.abs() >= 1e-4 && f.abs() < 1e15
 }
 
 /// Compares two numbers: exactly when both are literals, else as doubles, with NaN

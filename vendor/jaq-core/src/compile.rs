@@ -887,10 +887,13 @@ impl<'s, F> Compiler<&'s str, F> {
 
     fn sum_or(&mut self, f: impl FnOnce() -> Term, terms: Vec<Term>) -> Term {
         use ops::Math::Add;
-        let mut iter = terms.into_iter().rev();
-        let last = iter.next().unwrap_or_else(f);
-        iter.fold(last, |acc, x| {
-            Term::Math(self.lut.insert_term(x), Add, self.lut.insert_term(acc))
+        // (mkfifo patch) sum from the left, so that objects and strings grow in place
+        // (linear instead of quadratic); with the right operand in the outer loop, the
+        // order of outputs is the same as for a sum from the right
+        let mut iter = terms.into_iter();
+        let first = iter.next().unwrap_or_else(f);
+        iter.fold(first, |acc, x| {
+            Term::Math(self.lut.insert_term(acc), Add, self.lut.insert_term(x))
         })
     }
 }

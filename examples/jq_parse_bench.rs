@@ -1,0 +1,51 @@
+//! Times the JSON reader and writer alone: `cargo run --profile native --example jq_parse_bench FILE`.
+use std::time::Instant;
+
+fn main() {
+    let path = std::env::args().nth(1).expect("a JSON file");
+    let data = std::fs::read(path).expect("readable");
+    if std::env::args().nth(2).is_some() {
+        per_value_drop(&data);
+        return;
+    }
+    let t = Instant::now();
+    let mut r = mkfifo::jq::json::Reader::new(&data);
+    let mut vals = Vec::new();
+    while let Some(v) = r.next_value() {
+        vals.push(v.expect("valid JSON"));
+    }
+    let parse = t.elapsed();
+    let t = Instant::now();
+    let mut out = Vec::new();
+    for v in &vals {
+        mkfifo::jq::json::write_compact(&mut out, v);
+        out.push(b'\n');
+    }
+    let write = t.elapsed();
+    let t = Instant::now();
+    drop(vals);
+    let free = t.elapsed();
+    let mb = data.len() as f64 / 1e6;
+    println!(
+        "parse {:.1} MB/s, write {:.1} MB/s, free {:.1} ms",
+        mb / parse.as_secs_f64(),
+        mb / write.as_secs_f64(),
+        free.as_secs_f64() * 1e3
+    );
+}
+
+#[allow(dead_code)]
+fn per_value_drop(data: &[u8]) {
+    let mut r = mkfifo::jq::json::Reader::new(data);
+    let mut vals = Vec::new();
+    while let Some(v) = r.next_value() {
+        vals.push(v.expect("valid"));
+    }
+    for (i, v) in vals.into_iter().enumerate() {
+        let t = Instant::now();
+        drop(v);
+        if i < 3 || i % 5 == 0 {
+            println!("drop {i}: {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+}

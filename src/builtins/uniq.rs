@@ -1,0 +1,388 @@
+//! `uniq`: drops (or counts, or shows only) repeated adjacent lines, as GNU uniq in the C
+//! locale. Spends 1 step per line plus 1 per 64 bytes of input.
+
+use memchr::memchr;
+
+use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::operands::{self, quote_arg};
+use crate::builtins::Ctx;
+use crate::error::{Result, Status};
+
+const SPEC: Spec = Spec {
+    short: "0123456789cdDf:is:uw:z",
+    long: &[
+        long("all-repeated", Arg::Optional, Some('D')),
+        long("check-chars", Arg::Required, Some('w')),
+        long("count", Arg::No, Some('c')),
+        long("group", Arg::Optional, None),
+        long("ignore-case", Arg::No, Some('i')),
+        long("repeated", Arg::No, Some('d')),
+        long("skip-chars", Arg::Required, Some('s')),
+        long("skip-fields", Arg::Required, Some('f')),
+        long("unique", Arg::No, Some('u')),
+        long("zero-terminated", Arg::No, Some('z')),
+    ],
+    stop_at_operand: false,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delimit {
+    None,
+    Prepend,
+    Separate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Separate,
+    Prepend,
+    Append,
+    Both,
+}
+
+struct Opts {
+    count: bool,
+    /// Print lines that have no repeat.
+    uniques: bool,
+    /// Print (one of) lines that have repeats.
+    repeats: bool,
+    all_repeated: Option<Delimit>,
+    group: Option<Group>,
+    skip_fields: usize,
+    skip_chars: usize,
+    check_chars: Option<usize>,
+    ignore_case: bool,
+    eol: u8,
+}
+
+/// A message, and whether GNU adds its "Try ... --help" line.
+type Fail = (String, bool);
+
+pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    let (o, operands) = match parse_args(&args[1..]) {
+        Ok(v) => v,
+        Err((msg, usage)) => {
+            if usage {
+                usage_error(ctx.stderr, "uniq", &msg);
+            } else {
+                ctx.stderr
+                    .extend_from_slice(format!("uniq: {msg}\n").as_bytes());
+            }
+            return Ok(1);
+        }
+    };
+    if let Some(out) = operands.get(1) {
+        if out != b"-" {
+            let msg = format!("uniq: {}: Read-only file system\n", operands::quote(out));
+            ctx.stderr.extend_from_slice(msg.as_bytes());
+            return Ok(1);
+        }
+    }
+    let input = operands.first().cloned().unwrap_or_else(|| b"-".to_vec());
+    let Some(data) = operands::open(ctx, "uniq", &input)? else {
+        return Ok(1);
+    };
+    ctx.budget.spend_bytes(data.len())?;
+    let mut lines = Vec::new();
+    let mut rest: &[u8] = &data;
+    while !rest.is_empty() {
+        ctx.budget.spend(1)?;
+        let end = memchr(o.eol, rest).unwrap_or(rest.len());
+        lines.push(&rest[..end]);
+        rest = rest.get(end + 1..).unwrap_or(&[]);
+    }
+    let out = &mut *ctx.stdout;
+    let mut i = 0;
+    let mut first_group = true;
+    while i < lines.len() {
+        let key = field(lines[i], &o);
+        let mut j = i + 1;
+        while j < lines.len() && same(key, field(lines[j], &o), o.ignore_case) {
+            j += 1;
+        }
+        let group = &lines[i..j];
+        if let Some(g) = o.group {
+            let before = match g {
+                Group::Prepend | Group::Both => true,
+                Group::Separate | Group::Append => !first_group,
+            };
+            if before {
+                out.push(o.eol);
+            }
+            for l in group {
+                out.extend_from_slice(l);
+                out.push(o.eol);
+            }
+            first_group = false;
+            i = j;
+            if j >= lines.len() && matches!(g, Group::Append | Group::Both) {
+                out.push(o.eol);
+            }
+            continue;
+        }
+        let repeated = group.len() > 1;
+        if let Some(delimit) = o.all_repeated {
+            if repeated {
+                match delimit {
+                    Delimit::Prepend => out.push(o.eol),
+                    Delimit::Separate if !first_group => out.push(o.eol),
+                    _ => {}
+                }
+                first_group = false;
+                // With -u as well, the last line of each group is left out.
+                let shown = if o.repeats {
+                    group
+                } else {
+                    &group[..group.len() - 1]
+                };
+                for l in shown {
+                    out.extend_from_slice(l);
+                    out.push(o.eol);
+                }
+            }
+        } else if (repeated && o.repeats) || (!repeated && o.uniques) {
+            if o.count {
+                out.extend_from_slice(format!("{:>7} ", group.len()).as_bytes());
+            }
+            out.extend_from_slice(group[0]);
+            out.push(o.eol);
+        }
+        i = j;
+    }
+    Ok(0)
+}
+
+fn same(a: &[u8], b: &[u8], ignore_case: bool) -> bool {
+    if ignore_case {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a == b
+    }
+}
+
+/// The part of a line that is compared: after `-f` fields and `-s` bytes, at most `-w`.
+fn field<'l>(line: &'l [u8], o: &Opts) -> &'l [u8] {
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n');
+    let mut p = 0;
+    for _ in 0..o.skip_fields {
+        if p >= line.len() {
+            break;
+        }
+        while p < line.len() && space(line[p]) {
+            p += 1;
+        }
+        while p < line.len() && !space(line[p]) {
+            p += 1;
+        }
+    }
+    p = p.saturating_add(o.skip_chars).min(line.len());
+    let rest = &line[p..];
+    match o.check_chars {
+        Some(w) => &rest[..w.min(rest.len())],
+        None => rest,
+    }
+}
+
+/// A count argument: too large is as large as can be.
+fn count(v: &[u8]) -> Option<usize> {
+    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(v.iter().fold(0usize, |n, &d| {
+        n.saturating_mul(10).saturating_add(usize::from(d - b'0'))
+    }))
+}
+
+fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fail> {
+    let mut o = Opts {
+        count: false,
+        uniques: true,
+        repeats: true,
+        all_repeated: None,
+        group: None,
+        skip_fields: 0,
+        skip_chars: 0,
+        check_chars: None,
+        ignore_case: false,
+        eol: b'\n',
+    };
+    // The obsolete `+N` (skip N bytes) comes as an operand.
+    let mut args: Vec<Vec<u8>> = args.to_vec();
+    let mut digits_field: Option<usize> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == b"--" {
+            break;
+        }
+        if a.len() > 1 && a[0] == b'+' && a[1..].iter().all(u8::is_ascii_digit) {
+            o.skip_chars = count(&a[1..]).unwrap_or(usize::MAX);
+            args.remove(i);
+            continue;
+        }
+        i += 1;
+    }
+    let parsed = SPEC.parse(&args).map_err(|m| (m, true))?;
+    let mut last_was_digit = false;
+    let mut group_or_mode = false;
+    for opt in &parsed.opts {
+        let v = opt.value();
+        let is_digit = opt.key.len() == 1 && opt.key.as_bytes()[0].is_ascii_digit();
+        if is_digit {
+            // -N: skip N fields; digits of one run form one number.
+            let d = usize::from(opt.key.as_bytes()[0] - b'0');
+            let n = if last_was_digit {
+                digits_field
+                    .unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(d)
+            } else {
+                d
+            };
+            digits_field = Some(n);
+            o.skip_fields = n;
+            last_was_digit = true;
+            continue;
+        }
+        last_was_digit = false;
+        match opt.key {
+            "c" => {
+                o.count = true;
+                group_or_mode = true;
+            }
+            "d" => {
+                o.uniques = false;
+                group_or_mode = true;
+            }
+            "u" => {
+                o.repeats = false;
+                group_or_mode = true;
+            }
+            "D" => {
+                group_or_mode = true;
+                o.all_repeated = Some(match v {
+                    b"" => Delimit::None,
+                    w if !w.is_empty() && b"none".starts_with(w) => Delimit::None,
+                    w if !w.is_empty() && b"prepend".starts_with(w) => Delimit::Prepend,
+                    w if !w.is_empty() && b"separate".starts_with(w) => Delimit::Separate,
+                    _ => {
+                        return Err((
+                            format!(
+                                "invalid argument {} for '--all-repeated'\nValid arguments are:\n  - 'none'\n  - 'prepend'\n  - 'separate'",
+                                quote_arg(v)
+                            ),
+                            true,
+                        ))
+                    }
+                });
+            }
+            "group" => {
+                o.group = Some(match v {
+                    b"" => Group::Separate,
+                    w if b"separate".starts_with(w) => Group::Separate,
+                    w if b"prepend".starts_with(w) => Group::Prepend,
+                    w if b"append".starts_with(w) => Group::Append,
+                    w if b"both".starts_with(w) => Group::Both,
+                    _ => {
+                        return Err((
+                            format!(
+                                "invalid argument {} for '--group'\nValid arguments are:\n  - 'prepend'\n  - 'append'\n  - 'separate'\n  - 'both'",
+                                quote_arg(v)
+                            ),
+                            true,
+                        ))
+                    }
+                });
+            }
+            "f" => {
+                o.skip_fields = count(v).ok_or_else(|| {
+                    (
+                        format!("{}: invalid number of fields to skip", quote_arg(v)),
+                        false,
+                    )
+                })?
+            }
+            "s" => {
+                o.skip_chars = count(v).ok_or_else(|| {
+                    (
+                        format!("{}: invalid number of bytes to skip", quote_arg(v)),
+                        false,
+                    )
+                })?
+            }
+            "w" => {
+                o.check_chars = Some(count(v).ok_or_else(|| {
+                    (
+                        format!("{}: invalid number of bytes to compare", quote_arg(v)),
+                        false,
+                    )
+                })?)
+            }
+            "i" => o.ignore_case = true,
+            "z" => o.eol = 0,
+            _ => {}
+        }
+    }
+    if o.group.is_some() && group_or_mode {
+        return Err((
+            "--group is mutually exclusive with -c/-d/-D/-u".into(),
+            true,
+        ));
+    }
+    if o.all_repeated.is_some() && o.count {
+        return Err((
+            "printing all duplicated lines and repeat counts is meaningless".into(),
+            true,
+        ));
+    }
+    if let Some(extra) = parsed.operands.get(2) {
+        return Err((format!("extra operand {}", quote_arg(extra)), true));
+    }
+    Ok((o, parsed.operands))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtins::testing::run;
+
+    fn uniq(args: &[&str], stdin: &str) -> (String, i32) {
+        let mut argv = vec!["uniq"];
+        argv.extend_from_slice(args);
+        let r = run(&argv, stdin.as_bytes()).unwrap();
+        (r.stdout_str(), r.status)
+    }
+
+    const U1: &str = "a\na\nb\nc\nc\nc\nd";
+
+    // Expected values from GNU uniq 9.1.
+    #[test]
+    fn modes() {
+        assert_eq!(uniq(&[], U1).0, "a\nb\nc\nd\n");
+        assert_eq!(
+            uniq(&["-c"], U1).0,
+            "      2 a\n      1 b\n      3 c\n      1 d\n"
+        );
+        assert_eq!(uniq(&["-d"], U1).0, "a\nc\n");
+        assert_eq!(uniq(&["-u"], U1).0, "b\nd\n");
+        assert_eq!(
+            uniq(&["--all-repeated=prepend"], U1).0,
+            "\na\na\n\nc\nc\nc\n"
+        );
+        assert_eq!(
+            uniq(&["--group=both"], U1).0,
+            "\na\na\n\nb\n\nc\nc\nc\n\nd\n\n"
+        );
+        assert_eq!(
+            uniq(&["--group=append"], U1).0,
+            "a\na\n\nb\n\nc\nc\nc\n\nd\n\n"
+        );
+        assert_eq!(uniq(&["-f", "1", "-c"], "a b\nc b\n").0, "      2 a b\n");
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(uniq(&["-cD"], U1).1, 1);
+        assert_eq!(uniq(&["--group", "-c"], U1).1, 1);
+        assert_eq!(uniq(&["-f", "x"], U1).1, 1);
+    }
+}
