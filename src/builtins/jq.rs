@@ -465,10 +465,10 @@ fn stream_events(
         Val::Obj(o) if !o.is_empty() => {
             let mut lastk = Val::Null;
             for (k, x) in o.iter() {
-                path.push(Val::Str(k.0.clone()));
+                path.push(k.to_val());
                 stream_events(x, path, out, false);
                 path.pop();
-                lastk = Val::Str(k.0.clone());
+                lastk = k.to_val();
             }
             let mut last = path.clone();
             last.push(lastk);

@@ -23,6 +23,7 @@ mod cut;
 mod date;
 mod dirname;
 mod echo;
+mod expand;
 mod false_;
 mod fold;
 mod grep;
@@ -84,6 +85,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("dirname", dirname::run),
     ("echo", echo::run),
     ("egrep", grep::run),
+    ("expand", expand::run),
     ("false", false_::run),
     ("fgrep", grep::run),
     ("fold", fold::run),

@@ -43,7 +43,7 @@ impl ParseError {
 enum Frame {
     Arr(Vec<Val>),
     /// the object so far and the key waiting for its value
-    Obj(Map, Option<Rc<String>>),
+    Obj(Map, Option<Key>),
 }
 
 /// Where a [`Reader`] is in its text, kept between reads.
@@ -93,6 +93,7 @@ impl ReaderState {
             lines: self.lines,
             failed: self.failed,
             last_end: self.pos,
+            key: None,
         }
     }
 }
@@ -108,6 +109,8 @@ pub struct Reader<'a> {
     failed: bool,
     /// where the last value read ends
     pub last_end: usize,
+    /// an object key just read, waiting for its `:`
+    key: Option<Key>,
 }
 
 fn is_ws(c: u8) -> bool {
@@ -276,6 +279,7 @@ impl<'a> Reader<'a> {
             lines: 0,
             failed: false,
             last_end: 0,
+            key: None,
         }
     }
 
@@ -420,12 +424,24 @@ impl<'a> Reader<'a> {
                 return next.map(Ok);
             }
             if c == b'"' {
-                let s = match self.string() {
-                    Ok(s) => s,
+                let body = match self.string_body() {
+                    Ok(b) => b,
                     Err(e) => return Some(Err(e)),
                 };
+                let text = match decode_string(body) {
+                    Ok(t) => t,
+                    Err(msg) => return Some(Err(self.err(msg))),
+                };
                 self.last_end = self.pos;
-                if let Err(e) = self.value(&mut next, Val::Str(Rc::new(s))) {
+                let is_key = next.is_none() && matches!(stack.last(), Some(Frame::Obj(_, None)));
+                let v = if is_key {
+                    // an object key: kept aside, with a placeholder as the pending value
+                    self.key = Some(Key(Rc::from(&*text)));
+                    Val::Null
+                } else {
+                    Val::Str(Rc::new(text.into_owned()))
+                };
+                if let Err(e) = self.value(&mut next, v) {
                     return Some(Err(e));
                 }
                 if stack.is_empty() {
@@ -460,7 +476,7 @@ impl<'a> Reader<'a> {
     }
 
     fn token(
-        &self,
+        &mut self,
         c: u8,
         stack: &mut Vec<Frame>,
         next: &mut Option<Val>,
@@ -483,9 +499,11 @@ impl<'a> Reader<'a> {
                 let Some(key) = next.take() else {
                     return Err(self.err("Expected string key before ':'"));
                 };
+                let pending = self.key.take();
                 match stack.last_mut() {
-                    Some(Frame::Obj(_, k @ None)) => match key {
-                        Val::Str(s) => *k = Some(s),
+                    Some(Frame::Obj(_, k @ None)) => match (pending, key) {
+                        (Some(p), _) => *k = Some(p),
+                        (None, Val::Str(s)) => *k = Some(Key::from(s.as_str())),
                         _ => return Err(self.err("Object keys must be strings")),
                     },
                     Some(Frame::Obj(_, Some(_))) => {
@@ -508,7 +526,7 @@ impl<'a> Reader<'a> {
                     }
                     Some(Frame::Obj(m, k)) => match k.take() {
                         Some(k) => {
-                            m.insert(Key(k), v);
+                            m.insert(k, v);
                         }
                         None => return Err(self.err("Objects must consist of key:value pairs")),
                     },
@@ -532,7 +550,7 @@ impl<'a> Reader<'a> {
                 Some(Frame::Obj(mut m, k)) => {
                     match (next.take(), k) {
                         (Some(v), Some(k)) => {
-                            m.insert(Key(k), v);
+                            m.insert(k, v);
                         }
                         (Some(_), None) => {
                             return Err(self.err("Objects must consist of key:value pairs"));
@@ -553,8 +571,9 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// A string after its opening quote. jq checks it once the closing quote is read.
-    fn string(&mut self) -> Result<String, ParseError> {
+    /// The bytes of a string after its opening quote, up to its closing quote (which is
+    /// consumed). jq checks the string once the closing quote is read.
+    fn string_body(&mut self) -> Result<&'a [u8], ParseError> {
         let start = self.pos;
         // find the closing quote: a backslash takes the next byte with it
         let mut i = start;
@@ -590,17 +609,14 @@ impl<'a> Reader<'a> {
             super::fuel::fail(super::fuel::Abort::Memory);
             return Err(self.err("cannot allocate memory"));
         }
-        decode_string(body).map_err(|msg| self.err(msg))
+        Ok(body)
     }
 }
 
 /// The contents of a JSON string (between the quotes), decoded.
-fn decode_string(b: &[u8]) -> Result<String, &'static str> {
+fn decode_string(b: &[u8]) -> Result<std::borrow::Cow<'_, str>, &'static str> {
     if !b.iter().any(|&c| c == b'\\' || c < 0x20) {
-        return Ok(match std::str::from_utf8(b) {
-            Ok(s) => s.to_owned(),
-            Err(_) => String::from_utf8_lossy(b).into_owned(),
-        });
+        return Ok(String::from_utf8_lossy(b));
     }
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -660,10 +676,10 @@ fn decode_string(b: &[u8]) -> Result<String, &'static str> {
             _ => return Err("Invalid escape"),
         }
     }
-    Ok(match String::from_utf8(out) {
+    Ok(std::borrow::Cow::Owned(match String::from_utf8(out) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    }))
 }
 
 /// Parses one JSON text (for `fromjson`, `--argjson`, `tonumber`): exactly one value.

@@ -9,6 +9,7 @@
 
 pub mod fuel;
 pub mod json;
+pub mod map;
 pub mod num;
 pub mod value;
 

@@ -609,9 +609,7 @@ fn keys(v: V, sorted: bool) -> ValR<V, V> {
             if sorted {
                 ks.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             }
-            Ok(Val::arr(
-                ks.into_iter().map(|k| Val::Str(k.0.clone())).collect(),
-            ))
+            Ok(Val::arr(ks.into_iter().map(Key::to_val).collect()))
         }
         Val::Arr(a) => {
             spend(1 + a.len() as u64)?;
@@ -649,7 +647,7 @@ fn contains_at(a: &V, b: &V, top: bool) -> ValR<bool, V> {
     match (a, b) {
         (Val::Obj(x), Val::Obj(y)) => {
             for (k, bv) in y.iter() {
-                match x.get(k) {
+                match x.get(&k.0) {
                     Some(av) => {
                         if !contains_at(av, bv, false)? {
                             return Ok(false);

@@ -118,7 +118,7 @@ fn merge(mut a: Obj, b: &Obj) -> ValR<Val, Val> {
     spend(1 + b.len() as u64 / 16)?;
     let m = a.make_mut();
     for (k, v) in b.iter() {
-        match (m.get_mut(k), v) {
+        match (m.get_mut(&k.0), v) {
             (Some(Val::Obj(old)), Val::Obj(new)) => {
                 let old = std::mem::take(old);
                 let merged = merge(old, new)?;
@@ -420,7 +420,7 @@ impl ValT for Val {
         for (k, v) in iter {
             match k {
                 Val::Str(s) => {
-                    m.insert(Key(s), v);
+                    m.insert(Key::from(s.as_str()), v);
                 }
                 k => {
                     return err(format!("Cannot use {} as object key", k.kind_and_trunc()));
@@ -443,7 +443,7 @@ impl ValT for Val {
                         .get_index(i)
                         .map(|(k, v)| (k.0.clone(), v.clone()))
                         .unwrap_or_default();
-                    Ok((Val::Str(k), v))
+                    Ok((Val::str(&*k), v))
                 }))
             }
             v => Box::new(std::iter::once(Err(iter_err(&v)))),

@@ -3,12 +3,9 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::rc::Rc;
-
-use indexmap::IndexMap;
-use rustc_hash::FxHasher;
 
 use super::num::{self, Lit};
 
@@ -32,29 +29,36 @@ pub enum Val {
     Obj(Obj),
 }
 
-/// An object key: a shared string that hashes and borrows as `str`.
+/// An object key: a shared string (one allocation) that hashes and borrows as `str`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Key(pub Rc<String>);
+pub struct Key(pub Rc<str>);
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.as_str().hash(state)
+        (*self.0).hash(state)
     }
 }
 
 impl std::borrow::Borrow<str> for Key {
     fn borrow(&self) -> &str {
-        self.0.as_str()
+        &self.0
     }
 }
 
 impl From<&str> for Key {
     fn from(s: &str) -> Self {
-        Key(Rc::new(s.to_owned()))
+        Key(Rc::from(s))
     }
 }
 
-pub type Map = IndexMap<Key, Val, BuildHasherDefault<FxHasher>>;
+impl Key {
+    /// The key as a string value.
+    pub fn to_val(&self) -> Val {
+        Val::str(&*self.0)
+    }
+}
+
+pub use super::map::Map;
 
 /// A shared array. Dropping the last handle frees nested arrays without recursion.
 #[derive(Clone, Debug, Default)]
@@ -107,33 +111,55 @@ fn is_leaf(v: &Val) -> bool {
     !matches!(v, Val::Arr(_) | Val::Obj(_))
 }
 
-/// Moves the children of values that are about to be freed onto `stack`, so that deep
-/// nesting is freed by a loop instead of recursion.
-fn drain_into(stack: &mut Vec<Val>, v: Val) {
-    match v {
-        Val::Arr(mut a) => {
-            if let Some(items) = Rc::get_mut(&mut a.0) {
-                stack.extend(items.drain(..).filter(|x| !is_leaf(x)));
+thread_local! {
+    /// How many nested drops are running: past a depth, dropping goes on in a loop.
+    static DROP_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Nesting that is freed by recursion; deeper values are freed by a loop.
+const DROP_RECURSION: u32 = 256;
+
+/// Frees values: by plain recursion while shallow, else by a loop over a worklist, so
+/// that values nested millions deep never overflow the stack.
+fn free(items: Vec<Val>) {
+    let deep = DROP_DEPTH.with(|d| {
+        let n = d.get();
+        d.set(n + 1);
+        n >= DROP_RECURSION
+    });
+    if !deep {
+        drop(items);
+    } else {
+        let mut stack: Vec<Val> = items.into_iter().filter(|x| !is_leaf(x)).collect();
+        while let Some(v) = stack.pop() {
+            match v {
+                Val::Arr(mut a) => {
+                    if let Some(items) = Rc::get_mut(&mut a.0) {
+                        stack.extend(std::mem::take(items).into_iter().filter(|x| !is_leaf(x)));
+                    }
+                }
+                Val::Obj(mut o) => {
+                    if let Some(map) = Rc::get_mut(&mut o.0) {
+                        stack.extend(
+                            map.take_entries()
+                                .into_iter()
+                                .map(|(_, x)| x)
+                                .filter(|x| !is_leaf(x)),
+                        );
+                    }
+                }
+                _ => {}
             }
         }
-        Val::Obj(mut o) => {
-            if let Some(map) = Rc::get_mut(&mut o.0) {
-                stack.extend(map.drain(..).map(|(_, x)| x).filter(|x| !is_leaf(x)));
-            }
-        }
-        _ => {}
     }
+    DROP_DEPTH.with(|d| d.set(d.get() - 1));
 }
 
 impl Drop for Arr {
     fn drop(&mut self) {
         if let Some(items) = Rc::get_mut(&mut self.0) {
-            if items.iter().all(is_leaf) {
-                return;
-            }
-            let mut stack: Vec<Val> = items.drain(..).filter(|x| !is_leaf(x)).collect();
-            while let Some(v) = stack.pop() {
-                drain_into(&mut stack, v);
+            if items.iter().any(|x| !is_leaf(x)) {
+                free(std::mem::take(items));
             }
         }
     }
@@ -142,16 +168,8 @@ impl Drop for Arr {
 impl Drop for Obj {
     fn drop(&mut self) {
         if let Some(map) = Rc::get_mut(&mut self.0) {
-            if map.values().all(is_leaf) {
-                return;
-            }
-            let mut stack: Vec<Val> = map
-                .drain(..)
-                .map(|(_, x)| x)
-                .filter(|x| !is_leaf(x))
-                .collect();
-            while let Some(v) = stack.pop() {
-                drain_into(&mut stack, v);
+            if map.values().any(|x| !is_leaf(x)) {
+                free(map.take_entries().into_iter().map(|(_, x)| x).collect());
             }
         }
     }
@@ -396,7 +414,7 @@ pub fn cmp(a: &Val, b: &Val) -> Ordering {
                 return o;
             }
             for k in kx {
-                if let (Some(p), Some(q)) = (x.get(k), y.get(k)) {
+                if let (Some(p), Some(q)) = (x.get(&k.0), y.get(&k.0)) {
                     let o = cmp(p, q);
                     if o.is_ne() {
                         return o;
@@ -427,7 +445,8 @@ pub fn equal(a: &Val, b: &Val) -> bool {
             if x.len() != y.len() || !super::fuel::stack_ok() {
                 return false;
             }
-            x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+            x.iter()
+                .all(|(k, v)| y.get(&k.0).is_some_and(|w| equal(v, w)))
         }
         _ => cmp(a, b).is_eq() && !matches!((a.as_f64(), b.as_f64()), (Some(x), _) if x.is_nan()),
     }
