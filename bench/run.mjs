@@ -201,7 +201,7 @@ async function main() {
       const n = QUICK ? Math.max(3, Math.ceil(c.n / 4)) : c.n;
       // A jq filter rides in $f from a here-document: scripts have no files to keep it in.
       const prefix = c.filter ? `f=$(cat <<'FILTER'\n${c.filter}\nFILTER\n)\n` : "";
-      const op = c.filter ? `printf '%s' "$x" | jq -c "$f"` : c.op;
+      const op = c.filter ? `printf '%s' "$x" | jq -r "$f"` : c.op;
       const text = (k) => prefix + script({ op }, k);
       const nt = perOp(nativeTime(c, text(1)), nativeTime(c, text(n)), n);
       const wt = perOp(await workerdTime(worker.base, c, text(1)), await workerdTime(worker.base, c, text(n)), n);

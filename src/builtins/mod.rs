@@ -23,6 +23,7 @@ mod cut;
 mod date;
 mod dirname;
 mod echo;
+mod expand;
 mod false_;
 mod fold;
 mod grep;
@@ -84,6 +85,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("dirname", dirname::run),
     ("echo", echo::run),
     ("egrep", grep::run),
+    ("expand", expand::run),
     ("false", false_::run),
     ("fgrep", grep::run),
     ("fold", fold::run),
@@ -260,13 +262,16 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Opens a file operand: `-` is stdin; an `http://` or `https://` URL is fetched (a
+    /// Opens a file operand: `-` and `/dev/stdin` are stdin, `/dev/null` is empty; an `http://` or `https://` URL is fetched (a
     /// non-2xx answer is an error, as for `curl -f`); anything else does not exist, for
     /// there is no file system. The inner `Err` is the reason in GNU's words, for the tool
     /// to print in its own format (`cat: x: No such file or directory`).
     pub fn open(&mut self, operand: &[u8]) -> Result<std::result::Result<Bytes, String>> {
-        if operand == b"-" {
+        if operand == b"-" || operand == b"/dev/stdin" {
             return Ok(Ok(Bytes::Owned(self.stdin.read_all())));
+        }
+        if operand == b"/dev/null" {
+            return Ok(Ok(Bytes::Owned(Vec::new())));
         }
         if let Some(url) = as_url(operand) {
             let resource = Resource::Http(HttpRequest::get(url));

@@ -84,15 +84,30 @@ impl Encoding {
 
 static BITS: [u8; 256] = alphabet_table(b"01");
 
+/// Input bytes encoded at a time: a multiple of every block size (3 for base64, 5 for
+/// base32), so that chunks join without padding in between. data-encoding refuses inputs
+/// over 8 MiB on 32-bit targets (the Worker's wasm32), so large inputs go in chunks.
+const CHUNK: usize = 15 * 65536;
+
+fn by_chunks(encoding: &data_encoding::Encoding, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(
+        encoding.encode_len(data.len().min(CHUNK)) * data.len().div_ceil(CHUNK).max(1),
+    );
+    for chunk in data.chunks(CHUNK) {
+        out.extend_from_slice(encoding.encode(chunk).as_bytes());
+    }
+    out
+}
+
 /// Encodes `data` without line breaks. `Err` is GNU's message (z85 only), after the
 /// part GNU writes before it.
 pub fn encode(enc: Encoding, data: &[u8]) -> (Vec<u8>, Option<&'static str>) {
     let text = match enc {
-        Encoding::Base64 => BASE64.encode(data).into_bytes(),
-        Encoding::Base64Url => BASE64URL.encode(data).into_bytes(),
-        Encoding::Base32 => BASE32.encode(data).into_bytes(),
-        Encoding::Base32Hex => BASE32HEX.encode(data).into_bytes(),
-        Encoding::Base16 => HEXUPPER.encode(data).into_bytes(),
+        Encoding::Base64 => by_chunks(&BASE64, data),
+        Encoding::Base64Url => by_chunks(&BASE64URL, data),
+        Encoding::Base32 => by_chunks(&BASE32, data),
+        Encoding::Base32Hex => by_chunks(&BASE32HEX, data),
+        Encoding::Base16 => by_chunks(&HEXUPPER, data),
         Encoding::Base2Msbf | Encoding::Base2Lsbf => {
             let mut out = Vec::with_capacity(data.len() * 8);
             for &b in data {
