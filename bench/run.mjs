@@ -22,6 +22,9 @@ const args = process.argv.slice(2);
 const QUICK = args.includes("--quick");
 const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
 const K = QUICK ? 3 : 7;
+const NATIVE_SPAN_MS = QUICK ? 20 : 100;
+const WORKERD_SPAN_MS = QUICK ? 50 : 300;
+const MAX_N = 4000;
 const MiB = 1024 * 1024;
 
 // Inputs, made from a fixed seed so that every run measures the same bytes.
@@ -125,8 +128,18 @@ function median(xs) {
   return s[Math.floor(s.length / 2)];
 }
 
-function perOp(t1, tn, n) {
-  return Math.max(0, (tn - t1) / (n - 1));
+// The time of one operation: (time of N operations - time of 1) / (N - 1), with N grown
+// until the difference spans at least `spanMs`, so that the noise of a run is small
+// against it.
+async function perOp(timeOf, n0, spanMs) {
+  const t1 = await timeOf(1);
+  let n = QUICK ? Math.max(3, Math.ceil(n0 / 4)) : n0;
+  for (;;) {
+    const tn = await timeOf(n);
+    const span = tn - t1;
+    if (span >= spanMs || n >= MAX_N) return Math.max(0, span / (n - 1));
+    n = Math.min(MAX_N, Math.max(n * 2, Math.ceil((n * spanMs) / Math.max(span, 0.01))));
+  }
 }
 
 function show(c, ms) {
@@ -198,13 +211,12 @@ async function main() {
     out.push("|---|---:|---:|---:|");
     for (const c of cases) {
       if (ONLY && !c.name.includes(ONLY)) continue;
-      const n = QUICK ? Math.max(3, Math.ceil(c.n / 4)) : c.n;
       // A jq filter rides in $f from a here-document: scripts have no files to keep it in.
       const prefix = c.filter ? `f=$(cat <<'FILTER'\n${c.filter}\nFILTER\n)\n` : "";
       const op = c.filter ? `printf '%s' "$x" | jq -r "$f"` : c.op;
       const text = (k) => prefix + script({ op }, k);
-      const nt = perOp(nativeTime(c, text(1)), nativeTime(c, text(n)), n);
-      const wt = perOp(await workerdTime(worker.base, c, text(1)), await workerdTime(worker.base, c, text(n)), n);
+      const nt = await perOp((k) => nativeTime(c, text(k)), c.n, NATIVE_SPAN_MS);
+      const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS);
       out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, wt)} | ${osTool(c)} |`);
       console.error(out.at(-1));
     }
@@ -222,33 +234,30 @@ async function main() {
   console.log(out.join("\n"));
 }
 
-// Native: one mkfifo-sh --batch process runs the script; its wall time is timed, K times.
+// Native: one mkfifo-sh --batch process runs the script K times (the caches warm after
+// the first); the process's wall time, divided by K, is one run.
 function nativeTime(c, text) {
-  const times = [];
   const line = JSON.stringify({ script: Buffer.from(text).toString("base64"), stdin: c.input.toString("base64"), budget: 1e15 });
-  for (let k = 0; k < K; k++) {
-    const t0 = process.hrtime.bigint();
-    const out = spawnSync(NATIVE, ["--batch"], { input: line + "\n", maxBuffer: 1 << 30 });
-    const t1 = process.hrtime.bigint();
-    const r = JSON.parse(out.stdout.toString().trim().split("\n")[0]);
+  const input = (line + "\n").repeat(K);
+  const t0 = process.hrtime.bigint();
+  const out = spawnSync(NATIVE, ["--batch"], { input, maxBuffer: 1 << 30 });
+  const t1 = process.hrtime.bigint();
+  for (const l of out.stdout.toString().trim().split("\n")) {
+    const r = JSON.parse(l);
     if (r.status !== 0) throw new Error(`${c.name} (native) failed: ${Buffer.from(r.stderr, "base64")}`);
-    times.push(Number(t1 - t0) / 1e6);
   }
-  return median(times);
+  return Number(t1 - t0) / 1e6 / K;
 }
 
-// workerd: /bin/sh runs the script with the input as stdin, K times after a warm-up.
-let client = 0;
+// workerd: FIFO `bench-case` runs the script (its envelope is `To: -` and the script; a
+// long script does not fit in a /bin/sh URL) with the input as the Request's body, K
+// times after a warm-up run that fills the caches; the median counts.
 async function workerdTime(base, c, text) {
+  await putFifo(base, "bench-case", `To: -\n\n${text}`);
   const times = [];
-  const q = encodeURIComponent(text);
   for (let k = 0; k < K + 1; k++) {
     const t0 = process.hrtime.bigint();
-    const r = await fetch(`${base}/bin/sh?${q}`, {
-      method: "POST",
-      body: c.input,
-      headers: { "CF-Connecting-IP": `10.77.${(client >> 8) & 255}.${client++ & 255}` },
-    });
+    const r = await fetch(`${base}/bench-case/`, { method: "POST", body: c.input });
     const body = await r.text();
     const t1 = process.hrtime.bigint();
     if (r.status !== 200) throw new Error(`${c.name} (workerd) failed: ${r.status} ${body.slice(0, 300)}`);
