@@ -131,14 +131,14 @@ function median(xs) {
 // The time of one operation: (time of N operations - time of 1) / (N - 1), with N grown
 // until the difference spans at least `spanMs`, so that the noise of a run is small
 // against it.
-async function perOp(timeOf, n0, spanMs) {
+async function perOp(timeOf, n0, spanMs, maxN = MAX_N) {
   const t1 = await timeOf(1);
   let n = QUICK ? Math.max(3, Math.ceil(n0 / 4)) : n0;
   for (;;) {
     const tn = await timeOf(n);
     const span = tn - t1;
-    if (span >= spanMs || n >= MAX_N) return Math.max(0, span / (n - 1));
-    n = Math.min(MAX_N, Math.max(n * 2, Math.ceil((n * spanMs) / Math.max(span, 0.01))));
+    if (span >= spanMs || n >= maxN) return Math.max(0, span / (n - 1));
+    n = Math.min(maxN, Math.max(n * 2, Math.ceil((n * spanMs) / Math.max(span, 0.01))));
   }
 }
 
@@ -215,8 +215,10 @@ async function main() {
       const prefix = c.filter ? `f=$(cat <<'FILTER'\n${c.filter}\nFILTER\n)\n` : "";
       const op = c.filter ? `printf '%s' "$x" | jq -r "$f"` : c.op;
       const text = (k) => prefix + script({ op }, k);
-      const nt = await perOp((k) => nativeTime(c, text(k)), c.n, NATIVE_SPAN_MS);
-      const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS);
+      // An envelope holds at most 1 MiB: that bounds the lines of a script.
+      const maxN = Math.min(MAX_N, Math.floor(900_000 / (op.length + 12)));
+      const nt = await perOp((k) => nativeTime(c, text(k)), c.n, NATIVE_SPAN_MS, maxN);
+      const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN);
       out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, wt)} | ${osTool(c)} |`);
       console.error(out.at(-1));
     }
