@@ -1,5 +1,5 @@
 //! Throughput of cut, tr, sort, head, tail, wc, uniq, tac, rev and paste over 1 MiB,
-//! natively: `cargo run --profile native --example bench_text2` (`BENCH=sort` runs the
+//! natively: `cargo bench --profile native --bench text_columns` (`BENCH=sort` runs the
 //! ones whose label contains `sort`). Buffers are kept from round to round, as a
 //! long-lived instance keeps its memory.
 

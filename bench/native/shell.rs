@@ -1,8 +1,6 @@
-//! `mkfifo-bench`: timings of the shell, natively (`cargo run --profile native --bin
-//! mkfifo-bench`): a 5-stage pipeline per run, and a 30-line script parsed with and
+//! Timings of the shell, natively (`cargo bench --profile native --bench shell`): a 5-stage pipeline per run, and a 30-line script parsed with and
 //! without the parse cache.
 
-#[cfg(not(target_arch = "wasm32"))]
 fn main() {
     use mkfifo::host::FixedHost;
     use mkfifo::shell::{Job, Shell};
@@ -77,5 +75,3 @@ fn main() {
     });
 }
 
-#[cfg(target_arch = "wasm32")]
-fn main() {}

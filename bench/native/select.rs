@@ -1,5 +1,5 @@
 //! Timings of envelope selectors over 256 KiB bodies (run natively:
-//! `cargo run --profile native --example select_bench`).
+//! `cargo bench --profile native --bench select`).
 
 use std::time::Instant;
 
@@ -62,7 +62,7 @@ fn compile(list: &[&str]) -> Selectors {
 
 fn bench(name: &str, sels: &Selectors, ct: &str, body: &[u8]) {
     // An argument picks the cases whose name contains it, and runs them longer.
-    let filter = std::env::args().nth(1);
+    let filter = operand(0);
     if filter.as_deref().is_some_and(|f| !name.contains(f)) {
         return;
     }
@@ -165,4 +165,12 @@ fn main() {
         "multipart/form-data; boundary=BOUNDARY",
         &multipart,
     );
+}
+
+/// The Nth argument after the options that `cargo bench` adds (`--bench`).
+fn operand(n: usize) -> Option<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .nth(n)
 }

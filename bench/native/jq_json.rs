@@ -1,10 +1,10 @@
-//! Times the JSON reader and writer alone: `cargo run --profile native --example jq_parse_bench FILE`.
+//! Times the JSON reader and writer alone: `cargo bench --profile native --bench jq_json -- FILE`.
 use std::time::Instant;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("a JSON file");
+    let path = operand(0).expect("a JSON file");
     let data = std::fs::read(path).expect("readable");
-    if std::env::args().nth(2).is_some() {
+    if operand(1).is_some() {
         per_value_drop(&data);
         return;
     }
@@ -48,4 +48,12 @@ fn per_value_drop(data: &[u8]) {
             println!("drop {i}: {:.2} ms", t.elapsed().as_secs_f64() * 1e3);
         }
     }
+}
+
+/// The Nth argument after the options that `cargo bench` adds (`--bench`).
+fn operand(n: usize) -> Option<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .nth(n)
 }

@@ -1,5 +1,5 @@
 //! Throughput of the text builtins over 1 MiB, natively:
-//! `cargo run --profile native --example bench_text` (`BENCH=cat` runs the ones whose
+//! `cargo bench --profile native --bench text` (`BENCH=cat` runs the ones whose
 //! label contains `cat`). Buffers are kept from round to round, as a long-lived
 //! instance keeps its memory, so the figures are the tools' work and not page faults.
 

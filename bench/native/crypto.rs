@@ -1,8 +1,8 @@
 //! Speed of the hash, encoding, compression and key-derivation builtins, natively, next
-//! to the system's own tools on the same input. Not part of the normal run:
+//! to the system's own tools on the same input. Run it with
 //!
 //! ```sh
-//! cargo test --profile native --test crypto_bench -- --ignored --nocapture
+//! cargo bench --profile native --bench crypto
 //! ```
 
 use std::io::Write;
@@ -81,9 +81,7 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / MIB as f64 / d.as_secs_f64()
 }
 
-#[test]
-#[ignore]
-fn speed() {
+fn main() {
     let data = text(8 * MIB);
     println!("| what | mkfifo | system tool | ratio |");
     println!("|---|---:|---:|---:|");

@@ -1,4 +1,4 @@
-//! Native benchmarks of the jq builtin: `cargo run --profile native --example jq_bench`.
+//! Native benchmarks of the jq builtin: `cargo bench --profile native --bench jq`.
 //!
 //! 1. `jq .a` on a small value, the program already in the cache (per run);
 //! 2. `jq -c .` over a 256 KiB JSON body (MB/s);
@@ -96,7 +96,7 @@ fn main() {
         big.len() as f64 / secs / 1e6
     );
 
-    if let Some(path) = std::env::args().nth(1) {
+    if let Some(path) = operand(0) {
         let listing = std::fs::read(&path).expect("listing file");
         let filter = std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/s3-lsjson.jq"),
@@ -117,4 +117,12 @@ fn main() {
             secs * 1e3
         );
     }
+}
+
+/// The Nth argument after the options that `cargo bench` adds (`--bench`).
+fn operand(n: usize) -> Option<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .nth(n)
 }
