@@ -74,4 +74,3 @@ fn main() {
         let _ = shell.check(s.as_bytes());
     });
 }
-
