@@ -364,6 +364,13 @@ impl Parser<'_> {
     /// A here-document body (or the whole source of a sub-parser made for one): like the
     /// inside of double quotes, but `"` is an ordinary character.
     pub(super) fn lex_heredoc_body(&mut self) -> Result<Word> {
+        self.lex_quoted_to_end(b"$`\\", false)
+    }
+
+    /// The rest of the input read like the inside of double quotes, where `"` is an
+    /// ordinary byte: a backslash quotes the bytes of `escapable` (and joins lines), and
+    /// `in_dq` says how a backquoted command inside reads its own backslashes.
+    fn lex_quoted_to_end(&mut self, escapable: &[u8], in_dq: bool) -> Result<Word> {
         let mut parts = Vec::new();
         let mut lit = Vec::new();
         while let Some(c) = self.peek_byte() {
@@ -372,7 +379,7 @@ impl Parser<'_> {
                     self.pos += 1;
                     match self.peek_byte() {
                         Some(b'\n') => self.pos += 1,
-                        Some(n @ (b'$' | b'`' | b'\\')) => {
+                        Some(n) if escapable.contains(&n) => {
                             self.pos += 1;
                             lit.push(n);
                         }
@@ -389,7 +396,7 @@ impl Parser<'_> {
                 }
                 b'`' => {
                     flush_quoted(&mut parts, &mut lit);
-                    parts.push(self.lex_backquote(false)?);
+                    parts.push(self.lex_backquote(in_dq)?);
                 }
                 _ => {
                     lit.push(c);
@@ -856,40 +863,6 @@ impl Parser<'_> {
     /// A header template: the inside of a double-quoted word, to the end of the input
     /// (a `"` is an ordinary byte; `\"` is one too).
     pub fn parse_template(&mut self) -> Result<Word> {
-        let mut parts = Vec::new();
-        let mut lit = Vec::new();
-        while let Some(c) = self.peek_byte() {
-            match c {
-                b'\\' => {
-                    self.pos += 1;
-                    match self.peek_byte() {
-                        Some(b'\n') => self.pos += 1,
-                        Some(n @ (b'$' | b'`' | b'"' | b'\\')) => {
-                            self.pos += 1;
-                            lit.push(n);
-                        }
-                        _ => lit.push(b'\\'),
-                    }
-                }
-                b'$' => {
-                    if let Some(part) = self.lex_dollar(false)? {
-                        flush_quoted(&mut parts, &mut lit);
-                        parts.push(part);
-                    } else {
-                        lit.push(b'$');
-                    }
-                }
-                b'`' => {
-                    flush_quoted(&mut parts, &mut lit);
-                    parts.push(self.lex_backquote(true)?);
-                }
-                _ => {
-                    lit.push(c);
-                    self.pos += 1;
-                }
-            }
-        }
-        flush_quoted(&mut parts, &mut lit);
-        Ok(Word { parts })
+        self.lex_quoted_to_end(b"$`\"\\", true)
     }
 }
