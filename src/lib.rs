@@ -16,6 +16,7 @@
 
 pub mod budget;
 pub mod builtins;
+pub mod calendar;
 pub mod envelope;
 pub mod error;
 pub mod host;

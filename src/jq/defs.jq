@@ -97,7 +97,6 @@ def _nwise($n): def n: if length <= $n then . else .[0:$n], (.[$n:] | n) end; n;
 def split($re; flags): . as $s | [match($re; "g" + flags) | (.offset, .offset + .length)] as $ms | [0] + $ms + [$s | length] | [_nwise(2) | $s[.[0]:.[1]]];
 def splits($re; flags): split($re; flags) | .[];
 def splits($re): splits($re; null);
-def sub($re; str; $flags): . as $in | (reduce match($re; $flags) as $edit ({result: [], previous: 0}; $in[.previous:($edit | .offset)] as $gap | [$edit | [.captures[] | select(.name != null) | {(.name): .string}] | add + {} | str] as $inserts | reduce range(0; $inserts | length) as $ix (.; .result[$ix] += $gap + $inserts[$ix]) | .previous = ($edit | .offset + .length)) | .result[] + $in[.previous:]) // $in;
 def sub($re; str): sub($re; str; "");
 def gsub($re; str; $flags): sub($re; str; $flags + "g");
 def gsub($re; str): sub($re; str; "g");
@@ -127,8 +126,6 @@ def JOIN($idx; stream; idx_expr; join_expr): stream | [., $idx[idx_expr]] | join
 def IN(s): any(s == .; .);
 def IN(src; s): any(src == s; .);
 def inputs: try repeat(input) catch (if . == "break" then empty else error end);
-def ltrimstr($x): if type == "string" and ($x | type) == "string" and startswith($x) then .[($x | length):] else . end;
-def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($x) and ($x | length) > 0 then .[:length - ($x | length)] else . end;
 def abs: if type == "number" and . < 0 then - . else . end;
 def pow10: pow(10; .);
 def gamma: lgamma;

@@ -226,6 +226,22 @@ pub fn all() -> Vec<Fun> {
             (Val::Str(s), Val::Str(p)) => Ok(Val::Bool(s.ends_with(p.as_str()))),
             _ => err("endswith() requires string inputs"),
         }),
+        // `def ltrimstr($x): if type == "string" and ($x | type) == "string" and
+        // startswith($x) then .[($x | length):] else . end;`
+        fun1!("ltrimstr", |v, p| match (&v, &p) {
+            (Val::Str(s), Val::Str(p)) if s.starts_with(p.as_str()) => {
+                Ok(Val::str(&s[p.len()..]))
+            }
+            _ => Ok(v),
+        }),
+        // `def rtrimstr($x): if type == "string" and ($x | type) == "string" and
+        // endswith($x) and ($x | length) > 0 then .[:length - ($x | length)] else . end;`
+        fun1!("rtrimstr", |v, p| match (&v, &p) {
+            (Val::Str(s), Val::Str(p)) if !p.is_empty() && s.ends_with(p.as_str()) => {
+                Ok(Val::str(&s[..s.len() - p.len()]))
+            }
+            _ => Ok(v),
+        }),
         fun1!("_strindices", |v, p| match (&v, &p) {
             (Val::Str(s), Val::Str(p)) => {
                 spend_bytes(s.len())?;
@@ -451,6 +467,33 @@ pub fn all() -> Vec<Fun> {
                     &flags,
                     test.is_true(),
                 ))
+            }),
+        ),
+        (
+            "sub",
+            Box::new([Bind::Var(()), Bind::Fun(()), Bind::Var(())]),
+            Native::new(|mut cv| {
+                let flags = cv.0.pop_var();
+                let (f, fc) = cv.0.pop_fun();
+                let re = cv.0.pop_var();
+                let d = data(&cv);
+                let run = |caps| f.run((fc.clone(), caps));
+                match sub(d, cv.1, &re, &flags, run) {
+                    Ok(outs) => Box::new(outs.into_iter().map(Ok)),
+                    Err(e) => box_once(Err(e)),
+                }
+            })
+            .with_paths(|mut cv| {
+                // as a path, jq's definition fails where it iterates over the matches
+                let flags = cv.0.pop_var();
+                let _ = cv.0.pop_fun();
+                let re = cv.0.pop_var();
+                let d: &RunData = cv.0.data();
+                let e = match regex::match_impl(&d.regexes, cv.1 .0, &re, &flags, false) {
+                    Ok(ms) => ms.invalid_path(None),
+                    Err(e) => e,
+                };
+                box_once(Err(Exn::from(e)))
             }),
         ),
         fun1!("strftime", |v, f| time::strftime(&v, &f, false)),
@@ -956,4 +999,85 @@ fn join(v: V, sep: V) -> ValR<V, V> {
         acc = Some(super::ops::add(left, piece)?);
     }
     Ok(acc.filter(Val::is_true).unwrap_or_else(|| Val::str("")))
+}
+
+/// jq 1.7.1's `sub($re; str; $flags)`, computed as its definition does:
+///
+/// ```jq
+/// . as $in | (reduce match($re; $flags) as $edit ({result: [], previous: 0};
+///     $in[.previous:($edit | .offset)] as $gap
+///     | [$edit | [.captures[] | select(.name != null) | {(.name): .string}] | add + {}
+///        | str] as $inserts
+///     | reduce range(0; $inserts | length) as $ix (.; .result[$ix] += $gap + $inserts[$ix])
+///     | .previous = ($edit | .offset + .length))
+///   | .result[] + $in[.previous:]) // $in
+/// ```
+///
+/// `str` runs once per match on the object of named captures; output `i` joins the gaps
+/// with the `i`-th output of `str` for every match.
+fn sub<'a>(
+    d: &RunData,
+    input: V,
+    re: &V,
+    flags: &V,
+    mut run: impl FnMut(V) -> ValXs<'a, V>,
+) -> Result<Vec<V>, Exn<'a, V>> {
+    let ms = regex::match_impl(&d.regexes, input.clone(), re, flags, false)?;
+    let (Val::Str(s), Val::Arr(ms)) = (&input, &ms) else {
+        return Ok(vec![input]);
+    };
+    // byte offset of every code point, and of the end
+    let at: Vec<usize> = s
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(s.len()))
+        .collect();
+    let cps = at.len() - 1;
+    let piece = |from: &V, to: Option<&V>| -> ValR<V, V> {
+        let (b, e) = super::ops::slice_bounds(cps, Some(from), to)?;
+        Ok(Val::str(&s[at[b]..at[e]]))
+    };
+    let field = |m: &V, k: &str| match m {
+        Val::Obj(o) => o.get(k).cloned().unwrap_or_default(),
+        _ => Val::Null,
+    };
+    let mut result: Vec<V> = Vec::new();
+    let mut previous = Val::Num(0.0);
+    for m in ms.iter() {
+        let offset = field(m, "offset");
+        let gap = piece(&previous, Some(&offset))?;
+        let mut caps = Val::Null;
+        if let Val::Arr(cs) = field(m, "captures") {
+            for c in cs.iter() {
+                let name = field(c, "name");
+                if let Val::Str(name) = name {
+                    let mut one = super::value::Map::default();
+                    one.insert(Key::from(name.as_str()), field(c, "string"));
+                    caps = super::ops::add(caps, Val::obj(one))?;
+                }
+            }
+        }
+        caps = super::ops::add(caps, Val::obj(Default::default()))?;
+        let inserts = run(caps).collect::<Result<Vec<V>, _>>()?;
+        for (ix, ins) in inserts.into_iter().enumerate() {
+            let part = super::ops::add(gap.clone(), ins)?;
+            match result.get_mut(ix) {
+                Some(r) => *r = super::ops::add(std::mem::take(r), part)?,
+                None => result.push(part),
+            }
+        }
+        previous = super::ops::add(offset, field(m, "length"))?;
+    }
+    let tail = piece(&previous, None)?;
+    let mut outs = Vec::with_capacity(result.len());
+    for r in result {
+        let r = super::ops::add(r, tail.clone())?;
+        if r.is_true() {
+            outs.push(r);
+        }
+    }
+    if outs.is_empty() {
+        outs.push(input);
+    }
+    Ok(outs)
 }

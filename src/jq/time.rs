@@ -6,32 +6,26 @@ use jaq_core::ValR;
 
 use super::ops::err;
 use super::value::Val;
+use crate::calendar::{self, is_leap, DAYS, MONTHS};
 
+/// Days from 1970-01-01; the years here come from C `int`s, far inside the calendar's range.
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    calendar::days_from_civil(y, m, d).unwrap_or(0)
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
+/// A number as C converts it to `int` on the machines jq runs on: truncated, and
+/// `INT_MIN` when it does not fit (or is NaN).
+fn c_int(f: f64) -> i64 {
+    if f.is_nan() || f >= 2_147_483_648.0 || f <= -2_147_483_649.0 {
+        i64::from(i32::MIN)
+    } else {
+        f.trunc() as i64
+    }
 }
 
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+/// A year as jq prints it: `tm_year + 1900` in a C `int`, which wraps.
+fn c_year(year: i64) -> i64 {
+    i64::from(year as i32)
 }
 
 fn yday(y: i64, m0: i64, d: i64) -> i64 {
@@ -51,14 +45,23 @@ struct Tm {
     yday: i64,
 }
 
-fn from_secs(t: f64) -> Tm {
-    let secs = t.floor();
-    let frac = t - secs;
-    let s = secs as i64;
+/// `gmtime`: `None` where glibc's fails (the time does not fit a `time_t`, or its year
+/// an `int`).
+fn from_secs(t: f64) -> Option<Tm> {
+    if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&t) {
+        return None;
+    }
+    // jq converts to `time_t` (truncating) and adds back `t - floor(t)` as a fraction.
+    let s = t.trunc() as i64;
+    let frac = t - t.floor();
     let days = s.div_euclid(86_400);
     let rem = s.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    Tm {
+    let (y, m, d) = calendar::civil_from_days(days);
+    if i32::try_from(y - 1900).is_err() {
+        return None;
+    }
+    let (m, d) = (i64::from(m), i64::from(d));
+    Some(Tm {
         year: y,
         mon: m - 1,
         mday: d,
@@ -67,13 +70,15 @@ fn from_secs(t: f64) -> Tm {
         sec: (rem % 60) as f64 + frac,
         wday: (days + 4).rem_euclid(7),
         yday: yday(y, m - 1, d),
-    }
+    })
 }
+
+const GMTIME_FAILED: &str = "error converting number of seconds since epoch to datetime";
 
 fn to_val(tm: &Tm) -> Val {
     Val::arr(
         [
-            tm.year as f64,
+            c_year(tm.year) as f64,
             tm.mon as f64,
             tm.mday as f64,
             tm.hour as f64,
@@ -102,15 +107,16 @@ fn from_val(v: &Val, what: &str) -> ValR<Tm, Val> {
             None => return err(format!("{what} requires parsed datetime inputs")),
         }
     }
+    // jq keeps each in a C `int` (`tm_year` as the year - 1900).
     Ok(Tm {
-        year: n[0] as i64,
-        mon: n[1] as i64,
-        mday: n[2] as i64,
-        hour: n[3] as i64,
-        min: n[4] as i64,
-        sec: n[5],
-        wday: n[6] as i64,
-        yday: n[7] as i64,
+        year: i64::from((c_int(n[0]) as i32).wrapping_sub(1900)) + 1900,
+        mon: c_int(n[1]),
+        mday: c_int(n[2]),
+        hour: c_int(n[3]),
+        min: c_int(n[4]),
+        sec: c_int(n[5]) as f64,
+        wday: c_int(n[6]),
+        yday: c_int(n[7]),
     })
 }
 
@@ -126,7 +132,9 @@ fn timegm(tm: &Tm) -> i64 {
 
 pub fn gmtime(v: &Val) -> ValR<Val, Val> {
     match v.as_f64() {
-        Some(t) => Ok(to_val(&from_secs(t))),
+        Some(t) => from_secs(t)
+            .map(|tm| to_val(&tm))
+            .map_or_else(|| err(GMTIME_FAILED), Ok),
         None => err("gmtime() requires numeric inputs"),
     }
 }
@@ -138,30 +146,6 @@ pub fn mktime(v: &Val) -> ValR<Val, Val> {
     let tm = from_val(v, "mktime")?;
     Ok(Val::Num(timegm(&tm) as f64))
 }
-
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 fn iso_week(tm: &Tm) -> (i64, i64) {
     let wday = (tm.wday + 6) % 7; // Monday = 0
@@ -189,7 +173,10 @@ pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
         "strftime/1"
     };
     let tm = match v {
-        Val::Num(_) | Val::Lit(_) => from_secs(v.as_f64().unwrap_or(0.0)),
+        Val::Num(_) | Val::Lit(_) => match from_secs(v.as_f64().unwrap_or(0.0)) {
+            Some(tm) => tm,
+            None => return err(GMTIME_FAILED),
+        },
         Val::Arr(_) => from_val(v, name)?,
         _ => return err(format!("{name} requires parsed datetime inputs")),
     };
@@ -210,7 +197,7 @@ pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
         let sec = tm.sec.floor() as i64;
         let h12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
         let s = match d {
-            'Y' => tm.year.to_string(),
+            'Y' => c_year(tm.year).to_string(),
             'C' => format!("{:02}", tm.year.div_euclid(100)),
             'y' => format!("{:02}", tm.year.rem_euclid(100)),
             'm' => format!("{:02}", tm.mon + 1),
@@ -243,7 +230,7 @@ pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
                 tm.mday,
                 tm.year.rem_euclid(100)
             ),
-            'F' => format!("{}-{:02}-{:02}", tm.year, tm.mon + 1, tm.mday),
+            'F' => format!("{}-{:02}-{:02}", c_year(tm.year), tm.mon + 1, tm.mday),
             'T' => format!("{:02}:{:02}:{sec:02}", tm.hour, tm.min),
             'R' => format!("{:02}:{:02}", tm.hour, tm.min),
             'r' => format!(
@@ -258,7 +245,7 @@ pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
                 tm.mday,
                 tm.hour,
                 tm.min,
-                tm.year
+                c_year(tm.year)
             ),
             'x' => format!(
                 "{:02}/{:02}/{:02}",
@@ -349,10 +336,8 @@ pub fn strptime(v: &Val, fmt: &Val) -> ValR<Val, Val> {
                 .map(|n| tm.year = if n < 69 { 2000 + n } else { 1900 + n })
                 .is_some(),
             's' => num(&mut i, 20)
-                .map(|n| {
-                    let t = from_secs(n as f64);
-                    tm = t;
-                })
+                .and_then(|n| from_secs(n as f64))
+                .map(|t| tm = t)
                 .is_some(),
             'p' | 'P' => {
                 let r = &s[i.min(s.len())..];

@@ -312,14 +312,38 @@ impl Parser<'_> {
     /// The inside of double quotes, after the opening `"`, up to and past the closing one.
     fn lex_double(&mut self) -> Result<Vec<Part>> {
         let start = self.pos.saturating_sub(1);
+        self.lex_quoted(Some(start), b"$`\"\\", true)
+    }
+
+    /// A here-document body (or the whole source of a sub-parser made for one): like the
+    /// inside of double quotes, but `"` is an ordinary character.
+    pub(super) fn lex_heredoc_body(&mut self) -> Result<Word> {
+        let parts = self.lex_quoted(None, b"$`\\", false)?;
+        Ok(Word { parts })
+    }
+
+    /// Text read like the inside of double quotes: up to and past the `"` that closes the
+    /// quotes opened at `opened` or, with `None`, to the end of the input, where `"` is an
+    /// ordinary byte. A backslash quotes the bytes of `escapable` (and joins lines);
+    /// `in_dq` says how a backquoted command inside reads its own backslashes.
+    fn lex_quoted(
+        &mut self,
+        opened: Option<usize>,
+        escapable: &[u8],
+        in_dq: bool,
+    ) -> Result<Vec<Part>> {
+        let close = opened.map(|_| b'"');
         let mut parts = Vec::new();
         let mut lit = Vec::new();
         loop {
             let Some(c) = self.peek_byte() else {
-                return Err(self.eof_error(start, "`\"'"));
+                if let Some(start) = opened {
+                    return Err(self.eof_error(start, "`\"'"));
+                }
+                break;
             };
             match c {
-                b'"' => {
+                _ if Some(c) == close => {
                     self.pos += 1;
                     break;
                 }
@@ -327,7 +351,7 @@ impl Parser<'_> {
                     self.pos += 1;
                     match self.peek_byte() {
                         Some(b'\n') => self.pos += 1,
-                        Some(n @ (b'$' | b'`' | b'"' | b'\\')) => {
+                        Some(n) if escapable.contains(&n) => {
                             self.pos += 1;
                             lit.push(n);
                         }
@@ -344,13 +368,13 @@ impl Parser<'_> {
                 }
                 b'`' => {
                     flush_quoted(&mut parts, &mut lit);
-                    parts.push(self.lex_backquote(true)?);
+                    parts.push(self.lex_backquote(in_dq)?);
                 }
                 _ => {
-                    // Copy a run of plain bytes at once.
+                    // Copy a run of plain bytes at once (at least `c`, which is plain).
                     let run = self.src[self.pos..]
                         .iter()
-                        .take_while(|&&b| !matches!(b, b'"' | b'\\' | b'$' | b'`'))
+                        .take_while(|&&b| !matches!(b, b'\\' | b'$' | b'`') && Some(b) != close)
                         .count();
                     lit.extend_from_slice(&self.src[self.pos..self.pos + run]);
                     self.pos += run;
@@ -359,46 +383,6 @@ impl Parser<'_> {
         }
         flush_quoted(&mut parts, &mut lit);
         Ok(parts)
-    }
-
-    /// A here-document body (or the whole source of a sub-parser made for one): like the
-    /// inside of double quotes, but `"` is an ordinary character.
-    pub(super) fn lex_heredoc_body(&mut self) -> Result<Word> {
-        let mut parts = Vec::new();
-        let mut lit = Vec::new();
-        while let Some(c) = self.peek_byte() {
-            match c {
-                b'\\' => {
-                    self.pos += 1;
-                    match self.peek_byte() {
-                        Some(b'\n') => self.pos += 1,
-                        Some(n @ (b'$' | b'`' | b'\\')) => {
-                            self.pos += 1;
-                            lit.push(n);
-                        }
-                        _ => lit.push(b'\\'),
-                    }
-                }
-                b'$' => {
-                    if let Some(part) = self.lex_dollar(false)? {
-                        flush_quoted(&mut parts, &mut lit);
-                        parts.push(part);
-                    } else {
-                        lit.push(b'$');
-                    }
-                }
-                b'`' => {
-                    flush_quoted(&mut parts, &mut lit);
-                    parts.push(self.lex_backquote(false)?);
-                }
-                _ => {
-                    lit.push(c);
-                    self.pos += 1;
-                }
-            }
-        }
-        flush_quoted(&mut parts, &mut lit);
-        Ok(Word { parts })
     }
 
     /// At a `$`: the expansion it starts, or `None` when it is a literal `$`.
@@ -856,40 +840,7 @@ impl Parser<'_> {
     /// A header template: the inside of a double-quoted word, to the end of the input
     /// (a `"` is an ordinary byte; `\"` is one too).
     pub fn parse_template(&mut self) -> Result<Word> {
-        let mut parts = Vec::new();
-        let mut lit = Vec::new();
-        while let Some(c) = self.peek_byte() {
-            match c {
-                b'\\' => {
-                    self.pos += 1;
-                    match self.peek_byte() {
-                        Some(b'\n') => self.pos += 1,
-                        Some(n @ (b'$' | b'`' | b'"' | b'\\')) => {
-                            self.pos += 1;
-                            lit.push(n);
-                        }
-                        _ => lit.push(b'\\'),
-                    }
-                }
-                b'$' => {
-                    if let Some(part) = self.lex_dollar(false)? {
-                        flush_quoted(&mut parts, &mut lit);
-                        parts.push(part);
-                    } else {
-                        lit.push(b'$');
-                    }
-                }
-                b'`' => {
-                    flush_quoted(&mut parts, &mut lit);
-                    parts.push(self.lex_backquote(true)?);
-                }
-                _ => {
-                    lit.push(c);
-                    self.pos += 1;
-                }
-            }
-        }
-        flush_quoted(&mut parts, &mut lit);
+        let parts = self.lex_quoted(None, b"$`\"\\", true)?;
         Ok(Word { parts })
     }
 }

@@ -2,6 +2,7 @@
 //! field widths and the `%:z` family. Spends one step per 64 bytes of padding it makes.
 
 use crate::budget::Budget;
+use crate::calendar::{is_leap, DAYS, MONTHS};
 use crate::error::Result;
 
 /// A moment broken down in a time zone: what every conversion reads.
@@ -26,30 +27,6 @@ pub struct Tm {
     /// Seconds since the epoch.
     pub epoch: i64,
 }
-
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// How a conversion pads: GNU's flags, the last of `_ - 0 +` winning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -632,8 +609,4 @@ fn iso_week(tm: &Tm) -> (i64, u32) {
     } else {
         (tm.year, (thursday / 7 + 1) as u32)
     }
-}
-
-pub fn is_leap(y: i64) -> bool {
-    y.rem_euclid(4) == 0 && (y.rem_euclid(100) != 0 || y.rem_euclid(400) == 0)
 }

@@ -3,6 +3,7 @@
 //! with the current time into one moment. Spends one step per 16 bytes of the string.
 
 use super::tz::{Fields, Zone};
+use crate::calendar::{DAYS, MONTHS};
 
 /// A moment: seconds since the epoch and nanoseconds.
 pub type Moment = (i64, u32);
@@ -82,30 +83,6 @@ struct Items {
     rel_ns: i64,
 }
 
-const MONTHS: [&str; 12] = [
-    "JANUARY",
-    "FEBRUARY",
-    "MARCH",
-    "APRIL",
-    "MAY",
-    "JUNE",
-    "JULY",
-    "AUGUST",
-    "SEPTEMBER",
-    "OCTOBER",
-    "NOVEMBER",
-    "DECEMBER",
-];
-const DAYS: [&str; 7] = [
-    "SUNDAY",
-    "MONDAY",
-    "TUESDAY",
-    "WEDNESDAY",
-    "THURSDAY",
-    "FRIDAY",
-    "SATURDAY",
-];
-
 /// Zone abbreviations every date string may use, with their offsets in minutes east.
 const ZONES: &[(&str, i64, bool)] = &[
     ("GMT", 0, false),
@@ -179,20 +156,20 @@ fn lookup_word(w: &[u8], local: &LocalNames) -> Option<Word> {
         _ => None,
     };
     if let Some(a) = abbr {
-        if let Some(i) = MONTHS.iter().position(|m| &m[..3] == a) {
+        if let Some(i) = MONTHS.iter().position(|m| m[..3].eq_ignore_ascii_case(a)) {
             return Some(Word::Month(i as i64 + 1));
         }
-        if let Some(i) = DAYS.iter().position(|d| &d[..3] == a) {
+        if let Some(i) = DAYS.iter().position(|d| d[..3].eq_ignore_ascii_case(a)) {
             return Some(Word::Day(i as u32));
         }
     }
-    if let Some(i) = MONTHS.iter().position(|m| *m == s) {
+    if let Some(i) = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(s)) {
         return Some(Word::Month(i as i64 + 1));
     }
     if s == "SEPT" {
         return Some(Word::Month(9));
     }
-    if let Some(i) = DAYS.iter().position(|d| *d == s) {
+    if let Some(i) = DAYS.iter().position(|d| d.eq_ignore_ascii_case(s)) {
         return Some(Word::Day(i as u32));
     }
     match s {

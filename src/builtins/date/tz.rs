@@ -4,7 +4,8 @@
 
 use jiff::tz::TimeZone;
 
-use super::format::{is_leap, Tm};
+use super::format::Tm;
+use crate::calendar::{civil_from_days, days_from_civil};
 
 /// A time zone: jiff's, or a fixed offset with the name glibc would give it.
 #[derive(Debug, Clone)]
@@ -265,34 +266,6 @@ impl Fields {
     }
 }
 
-/// Days from 1970-01-01 to the given proleptic Gregorian date.
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> Option<i64> {
-    if y.unsigned_abs() > 1 << 40 {
-        return None;
-    }
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
-
-/// The date of a day count from 1970-01-01.
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// `t` at UTC offset `offset`, broken down; `None` past the years an `int` holds.
 pub fn breakdown(t: i64, nanos: u32, offset: i32, abbrev: String) -> Option<Tm> {
     let local = t.checked_add(offset as i64)?;
@@ -304,7 +277,6 @@ pub fn breakdown(t: i64, nanos: u32, offset: i32, abbrev: String) -> Option<Tm> 
     }
     let yday = (days - days_from_civil(year, 1, 1)?) as u32;
     let wday = (days + 4).rem_euclid(7) as u32;
-    let _ = is_leap;
     Some(Tm {
         year,
         month,
@@ -324,15 +296,6 @@ pub fn breakdown(t: i64, nanos: u32, offset: i32, abbrev: String) -> Option<Tm> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn civil_roundtrip() {
-        for d in [-800_000i64, -1, 0, 1, 59, 365, 20_000, 3_000_000] {
-            let (y, m, dd) = civil_from_days(d);
-            assert_eq!(days_from_civil(y, m as i64, dd as i64), Some(d));
-        }
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-    }
 
     #[test]
     fn zones() {
