@@ -5,7 +5,8 @@
 
 use std::io::BufRead;
 
-use mkfifo::builtins::{lookup, Caches, Ctx, Input, Resources, VarList};
+use mkfifo::builtins::testing::Session;
+use mkfifo::builtins::VarList;
 use mkfifo::host::{FixedHost, Timestamp};
 use mkfifo::Budget;
 
@@ -35,29 +36,14 @@ fn main() {
             .iter()
             .map(|a| a.as_str().unwrap_or("").as_bytes().to_vec())
             .collect();
-        let mut input = Input::new(stdin);
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut budget = Budget::default();
-        let mut caches = Caches::default();
-        let resources = Resources::new();
-        let mut ctx = Ctx {
-            stdin: &mut input,
-            stdout: &mut out,
-            stderr: &mut err,
-            budget: &mut budget,
-            vars: &vars,
-            host: &host,
-            caches: &mut caches,
-            resources: &resources,
-        };
-        let tool = lookup(&args[0]).expect("a builtin");
-        let status = match tool(&mut ctx, &args) {
-            Ok(s) => s,
-            Err(e) => {
-                err.extend_from_slice(format!("ERROR {e}").as_bytes());
-                99
-            }
-        };
+        let mut session = Session::new(&host);
+        let result = session.run_vars(&args, stdin, &vars, &mut Budget::default());
+        let mut err = std::mem::take(&mut session.stderr);
+        let status = result.unwrap_or_else(|e| {
+            err.extend_from_slice(format!("ERROR {e}").as_bytes());
+            99
+        });
+        let out = std::mem::take(&mut session.stdout);
         let r =
             serde_json::json!({"status": status, "stdout": latin1(&out), "stderr": latin1(&err)});
         println!("{r}");

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::rc::Rc;
 use std::thread;
 
-use mkfifo::builtins::{lookup, Caches, Ctx, Input, Resources, VarList};
+use mkfifo::builtins::testing::Session;
 use mkfifo::error::{Error, Resource};
 use mkfifo::host::{FixedHost, HttpRequest, HttpResponse};
 use mkfifo::Budget;
@@ -201,34 +201,18 @@ fn fetch(req: &HttpRequest) -> Result<HttpResponse, String> {
 fn ours(args: &[String], stdin: &[u8]) -> (i32, Vec<u8>) {
     let mut argv: Vec<Vec<u8>> = vec![b"curl".to_vec()];
     argv.extend(args.iter().map(|a| a.as_bytes().to_vec()));
-    let tool = lookup(b"curl").unwrap();
     let host = FixedHost::default();
-    let vars = VarList::default();
-    let mut resources = Resources::new();
+    let mut session = Session::new(&host);
     let mut cache: HashMap<HttpRequest, Result<Rc<HttpResponse>, String>> = HashMap::new();
     loop {
-        let mut input = Input::new(stdin.to_vec());
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut budget = Budget::default();
-        let mut caches = Caches::default();
-        let mut ctx = Ctx {
-            stdin: &mut input,
-            stdout: &mut out,
-            stderr: &mut err,
-            budget: &mut budget,
-            vars: &vars,
-            host: &host,
-            caches: &mut caches,
-            resources: &resources,
-        };
-        match tool(&mut ctx, &argv) {
-            Ok(status) => return (status, out),
+        match session.run(&argv, stdin.to_vec(), &mut Budget::default()) {
+            Ok(status) => return (status, std::mem::take(&mut session.stdout)),
             Err(Error::Need(Resource::Http(req))) => {
                 let answer = cache
                     .entry(req.clone())
                     .or_insert_with(|| fetch(&req).map(Rc::new))
                     .clone();
-                resources.insert(Resource::Http(req), answer);
+                session.resources.insert(Resource::Http(req), answer);
             }
             Err(e) => panic!("{e}"),
         }

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use mkfifo::builtins::{lookup, Caches, Ctx, Input, Resources, VarList};
+use mkfifo::builtins::testing::Session;
 use mkfifo::host::FixedHost;
 use mkfifo::Budget;
 
@@ -14,36 +14,20 @@ fn bench(label: &str, args: &[&str], stdin: &[u8], bytes: usize) {
         return;
     }
     let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-    let tool = lookup(&argv[0]).expect("a builtin");
-    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    let mut caches = Caches::default();
-    let resources = Resources::new();
     let host = FixedHost::default();
-    let vars = VarList::default();
+    let mut session = Session::new(&host);
     let rounds = 50;
     let mut total = Duration::ZERO;
     let mut out = 0;
     for round in 0..rounds + 3 {
-        stdout.clear();
-        stderr.clear();
-        let mut input = Input::new(stdin.to_vec());
+        let input = stdin.to_vec();
         let mut budget = Budget::new(u64::MAX / 2);
-        let mut ctx = Ctx {
-            stdin: &mut input,
-            stdout: &mut stdout,
-            stderr: &mut stderr,
-            budget: &mut budget,
-            vars: &vars,
-            host: &host,
-            caches: &mut caches,
-            resources: &resources,
-        };
         let start = Instant::now();
-        tool(&mut ctx, &argv).expect("runs");
+        session.run(&argv, input, &mut budget).expect("runs");
         if round >= 3 {
             total += start.elapsed();
         }
-        out = stdout.len();
+        out = session.stdout.len();
     }
     let secs = total.as_secs_f64() / f64::from(rounds);
     println!(

@@ -346,30 +346,77 @@ pub mod testing {
         budget: &mut Budget,
     ) -> Result<Ran> {
         let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        let tool =
-            lookup(&argv[0]).ok_or_else(|| Error::Fatal(format!("{}: not a builtin", args[0])))?;
         let host = FixedHost::default();
-        let mut input = Input::new(stdin.to_vec());
-        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let mut caches = Caches::default();
-        let resources = Resources::new();
+        let mut session = Session::new(&host);
         let before = budget.used();
-        let mut ctx = Ctx {
-            stdin: &mut input,
-            stdout: &mut stdout,
-            stderr: &mut stderr,
-            budget,
-            vars,
-            host: &host,
-            caches: &mut caches,
-            resources: &resources,
-        };
-        let status = tool(&mut ctx, &argv)?;
+        let status = session.run_vars(&argv, stdin.to_vec(), vars, budget)?;
         Ok(Ran {
             status,
-            stdout,
-            stderr,
+            stdout: session.stdout,
+            stderr: session.stderr,
             steps: budget.used() - before,
         })
+    }
+
+    /// Builtins run one after another as a long-lived instance runs them: the parse
+    /// caches, the fetched resources and the output buffers stay from run to run (for
+    /// benchmarks, probes, and tests that answer a tool's requests and run it again).
+    pub struct Session<'h> {
+        pub host: &'h dyn Host,
+        pub caches: Caches,
+        pub resources: Resources,
+        /// The last run's output.
+        pub stdout: Vec<u8>,
+        pub stderr: Vec<u8>,
+    }
+
+    impl<'h> Session<'h> {
+        pub fn new(host: &'h dyn Host) -> Self {
+            Session {
+                host,
+                caches: Caches::default(),
+                resources: Resources::new(),
+                stdout: Vec::new(),
+                stderr: Vec::new(),
+            }
+        }
+
+        /// Runs builtin `argv[0]` on `stdin` without variables.
+        pub fn run(
+            &mut self,
+            argv: &[Vec<u8>],
+            stdin: Vec<u8>,
+            budget: &mut Budget,
+        ) -> Result<Status> {
+            self.run_vars(argv, stdin, &VarList::default(), budget)
+        }
+
+        /// Runs builtin `argv[0]` on `stdin` with `vars`.
+        pub fn run_vars(
+            &mut self,
+            argv: &[Vec<u8>],
+            stdin: Vec<u8>,
+            vars: &dyn Vars,
+            budget: &mut Budget,
+        ) -> Result<Status> {
+            let name = argv.first().map(Vec::as_slice).unwrap_or_default();
+            let tool = lookup(name).ok_or_else(|| {
+                Error::Fatal(format!("{}: not a builtin", String::from_utf8_lossy(name)))
+            })?;
+            self.stdout.clear();
+            self.stderr.clear();
+            let mut input = Input::new(stdin);
+            let mut ctx = Ctx {
+                stdin: &mut input,
+                stdout: &mut self.stdout,
+                stderr: &mut self.stderr,
+                budget,
+                vars,
+                host: self.host,
+                caches: &mut self.caches,
+                resources: &self.resources,
+            };
+            tool(&mut ctx, argv)
+        }
     }
 }

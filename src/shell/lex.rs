@@ -312,69 +312,41 @@ impl Parser<'_> {
     /// The inside of double quotes, after the opening `"`, up to and past the closing one.
     fn lex_double(&mut self) -> Result<Vec<Part>> {
         let start = self.pos.saturating_sub(1);
-        let mut parts = Vec::new();
-        let mut lit = Vec::new();
-        loop {
-            let Some(c) = self.peek_byte() else {
-                return Err(self.eof_error(start, "`\"'"));
-            };
-            match c {
-                b'"' => {
-                    self.pos += 1;
-                    break;
-                }
-                b'\\' => {
-                    self.pos += 1;
-                    match self.peek_byte() {
-                        Some(b'\n') => self.pos += 1,
-                        Some(n @ (b'$' | b'`' | b'"' | b'\\')) => {
-                            self.pos += 1;
-                            lit.push(n);
-                        }
-                        _ => lit.push(b'\\'),
-                    }
-                }
-                b'$' => {
-                    if let Some(part) = self.lex_dollar(false)? {
-                        flush_quoted(&mut parts, &mut lit);
-                        parts.push(part);
-                    } else {
-                        lit.push(b'$');
-                    }
-                }
-                b'`' => {
-                    flush_quoted(&mut parts, &mut lit);
-                    parts.push(self.lex_backquote(true)?);
-                }
-                _ => {
-                    // Copy a run of plain bytes at once.
-                    let run = self.src[self.pos..]
-                        .iter()
-                        .take_while(|&&b| !matches!(b, b'"' | b'\\' | b'$' | b'`'))
-                        .count();
-                    lit.extend_from_slice(&self.src[self.pos..self.pos + run]);
-                    self.pos += run;
-                }
-            }
-        }
-        flush_quoted(&mut parts, &mut lit);
-        Ok(parts)
+        self.lex_quoted(Some(start), b"$`\"\\", true)
     }
 
     /// A here-document body (or the whole source of a sub-parser made for one): like the
     /// inside of double quotes, but `"` is an ordinary character.
     pub(super) fn lex_heredoc_body(&mut self) -> Result<Word> {
-        self.lex_quoted_to_end(b"$`\\", false)
+        let parts = self.lex_quoted(None, b"$`\\", false)?;
+        Ok(Word { parts })
     }
 
-    /// The rest of the input read like the inside of double quotes, where `"` is an
-    /// ordinary byte: a backslash quotes the bytes of `escapable` (and joins lines), and
+    /// Text read like the inside of double quotes: up to and past the `"` that closes the
+    /// quotes opened at `opened` or, with `None`, to the end of the input, where `"` is an
+    /// ordinary byte. A backslash quotes the bytes of `escapable` (and joins lines);
     /// `in_dq` says how a backquoted command inside reads its own backslashes.
-    fn lex_quoted_to_end(&mut self, escapable: &[u8], in_dq: bool) -> Result<Word> {
+    fn lex_quoted(
+        &mut self,
+        opened: Option<usize>,
+        escapable: &[u8],
+        in_dq: bool,
+    ) -> Result<Vec<Part>> {
+        let close = opened.map(|_| b'"');
         let mut parts = Vec::new();
         let mut lit = Vec::new();
-        while let Some(c) = self.peek_byte() {
+        loop {
+            let Some(c) = self.peek_byte() else {
+                if let Some(start) = opened {
+                    return Err(self.eof_error(start, "`\"'"));
+                }
+                break;
+            };
             match c {
+                _ if Some(c) == close => {
+                    self.pos += 1;
+                    break;
+                }
                 b'\\' => {
                     self.pos += 1;
                     match self.peek_byte() {
@@ -399,13 +371,18 @@ impl Parser<'_> {
                     parts.push(self.lex_backquote(in_dq)?);
                 }
                 _ => {
-                    lit.push(c);
-                    self.pos += 1;
+                    // Copy a run of plain bytes at once (at least `c`, which is plain).
+                    let run = self.src[self.pos..]
+                        .iter()
+                        .take_while(|&&b| !matches!(b, b'\\' | b'$' | b'`') && Some(b) != close)
+                        .count();
+                    lit.extend_from_slice(&self.src[self.pos..self.pos + run]);
+                    self.pos += run;
                 }
             }
         }
         flush_quoted(&mut parts, &mut lit);
-        Ok(Word { parts })
+        Ok(parts)
     }
 
     /// At a `$`: the expansion it starts, or `None` when it is a literal `$`.
@@ -863,6 +840,7 @@ impl Parser<'_> {
     /// A header template: the inside of a double-quoted word, to the end of the input
     /// (a `"` is an ordinary byte; `\"` is one too).
     pub fn parse_template(&mut self) -> Result<Word> {
-        self.lex_quoted_to_end(b"$`\"\\", true)
+        let parts = self.lex_quoted(None, b"$`\"\\", true)?;
+        Ok(Word { parts })
     }
 }

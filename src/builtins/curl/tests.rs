@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use crate::budget::Budget;
-use crate::builtins::{lookup, Caches, Ctx, Input, Resources, VarList};
+use crate::builtins::testing::Session;
 use crate::error::{Error, Resource};
 use crate::host::{FixedHost, HttpRequest, HttpResponse};
 
@@ -25,39 +25,23 @@ fn curl(
 ) -> Ran {
     let mut argv: Vec<Vec<u8>> = vec![b"curl".to_vec()];
     argv.extend(args.iter().map(|a| a.as_bytes().to_vec()));
-    let tool = lookup(b"curl").unwrap();
     let host = FixedHost::default();
-    let vars = VarList::default();
-    let mut resources = Resources::new();
+    let mut session = Session::new(&host);
     let mut requests = Vec::new();
     for _ in 0..10 {
-        let mut input = Input::new(stdin.to_vec());
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut budget = Budget::default();
-        let mut caches = Caches::default();
-        let mut ctx = Ctx {
-            stdin: &mut input,
-            stdout: &mut out,
-            stderr: &mut err,
-            budget: &mut budget,
-            vars: &vars,
-            host: &host,
-            caches: &mut caches,
-            resources: &resources,
-        };
-        match tool(&mut ctx, &argv) {
+        match session.run(&argv, stdin.to_vec(), &mut Budget::default()) {
             Ok(status) => {
                 return Ran {
                     status,
-                    stdout: String::from_utf8_lossy(&out).into_owned(),
-                    stderr: String::from_utf8_lossy(&err).into_owned(),
+                    stdout: String::from_utf8_lossy(&session.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&session.stderr).into_owned(),
                     requests,
                 }
             }
             Err(Error::Need(Resource::Http(req))) => {
                 requests.push(req.clone());
                 let a = answer(&req).map(Rc::new);
-                resources.insert(Resource::Http(req), a);
+                session.resources.insert(Resource::Http(req), a);
             }
             Err(e) => panic!("{e}"),
         }

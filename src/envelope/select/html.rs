@@ -18,6 +18,10 @@ use lol_html::{
 pub struct Css {
     pub selector: Selector,
     pub attr: Option<String>,
+    /// For a text selector: the elements inside its matches (`SELECTOR *`), which the
+    /// omitted-end-tag rules look at while a value is being collected; `*` when the
+    /// selector's text cannot be extended safely.
+    pub inside: Option<Selector>,
 }
 
 /// Splits ` @attr` off a selector's text: the last `@` followed by an attribute name to
@@ -46,19 +50,53 @@ pub fn compile(text: &str) -> Result<Css, String> {
         let m = e.to_string();
         m.trim_end_matches('.').to_string()
     })?;
+    let inside = match attr {
+        Some(_) => None,
+        None => inside(css).or_else(|| "*".parse().ok()),
+    };
     Ok(Css {
         selector,
         attr: attr.map(str::to_ascii_lowercase),
+        inside,
     })
+}
+
+/// `SEL *` for every selector of the list `css` (`h1, h2` gives `h1 *, h2 *`): the
+/// elements inside a match. `None` when the text has escapes, comments, or unbalanced
+/// quotes or brackets, where appending to it could change what it means.
+fn inside(css: &str) -> Option<Selector> {
+    if css.contains('\\') || css.contains("/*") {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let (mut depth, mut quote, mut from) = (0usize, None, 0);
+    for (i, c) in css.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth = depth.checked_sub(1)?,
+            (None, ',') if depth == 0 => {
+                parts.push(&css[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 || quote.is_some() {
+        return None;
+    }
+    parts.push(&css[from..]);
+    let text: Vec<String> = parts.iter().map(|p| format!("{p} *")).collect();
+    text.join(",").parse().ok()
 }
 
 #[derive(Default)]
 struct Slot {
     state: State,
-    /// Our id of the element whose text is being collected.
-    elem: u32,
-    /// Its tag name, for the rules of omitted end tags.
-    tag: String,
+    /// The end-tag rule of the element whose text is being collected.
+    rule: Rule,
     /// Open lists, `dl`s and tables inside it, which make an `li`, `dd` or `td` there a
     /// descendant rather than a sibling.
     nested: [u32; 3],
@@ -73,6 +111,34 @@ enum State {
     Waiting,
     Collecting,
     Done,
+}
+
+/// Which starting elements end the collected element without its end tag.
+#[derive(Default, PartialEq, Eq, Clone, Copy, Debug)]
+enum Rule {
+    /// None: only its end tag or an enclosing element's ends it.
+    #[default]
+    None,
+    P,
+    Li,
+    DtDd,
+    Cell,
+    Tr,
+    Option,
+}
+
+impl Rule {
+    fn of(name: &str) -> Rule {
+        match name {
+            "p" => Rule::P,
+            "li" => Rule::Li,
+            "dt" | "dd" => Rule::DtDd,
+            "td" | "th" => Rule::Cell,
+            "tr" => Rule::Tr,
+            "option" => Rule::Option,
+            _ => Rule::None,
+        }
+    }
 }
 
 /// A handler's error that ends the pass early once every value is known.
@@ -111,10 +177,6 @@ impl Tag {
 struct Shared {
     slots: Vec<Slot>,
     left: usize,
-    /// Our own stack of open elements (lol_html does not close elements whose end tag
-    /// is omitted): ids grow with each element, so an element is open while its id is.
-    stack: Vec<(u32, Tag)>,
-    next_id: u32,
 }
 
 type Cell = Rc<RefCell<Shared>>;
@@ -137,26 +199,25 @@ impl Shared {
         }
         Ok(())
     }
+}
 
-    /// Whether an element named `name` starting now closes the element collected by
-    /// slot `k` (HTML's optional end tags: `<p>a<p>b`, `<li>a<li>b`, `<p>a<div>`).
-    fn closes(&self, k: usize, name: &str) -> bool {
-        let Some(slot) = self.slots.get(k) else {
-            return false;
-        };
+impl Slot {
+    /// Whether an element named `name` starting now closes the element being collected
+    /// (HTML's optional end tags: `<p>a<p>b`, `<li>a<li>b`, `<p>a<div>`).
+    fn closed_by(&self, name: &str) -> bool {
         // Whether a container of that kind makes `name` a descendant, not a sibling.
-        let nested = |kind: Tag| slot.nested.get(kind as usize).is_some_and(|&n| n > 0);
-        match slot.tag.as_str() {
-            "p" => CLOSE_P.contains(&name),
-            "li" => name == "li" && !nested(Tag::List),
-            "dt" | "dd" => matches!(name, "dt" | "dd") && !nested(Tag::Dl),
-            "td" | "th" => {
+        let nested = |kind: Tag| self.nested.get(kind as usize).is_some_and(|&n| n > 0);
+        match self.rule {
+            Rule::None => false,
+            Rule::P => CLOSE_P.contains(&name),
+            Rule::Li => name == "li" && !nested(Tag::List),
+            Rule::DtDd => matches!(name, "dt" | "dd") && !nested(Tag::Dl),
+            Rule::Cell => {
                 matches!(name, "td" | "th" | "tr" | "tbody" | "thead" | "tfoot")
                     && !nested(Tag::Table)
             }
-            "tr" => matches!(name, "tr" | "tbody" | "thead" | "tfoot") && !nested(Tag::Table),
-            "option" => matches!(name, "option" | "optgroup"),
-            _ => false,
+            Rule::Tr => matches!(name, "tr" | "tbody" | "thead" | "tfoot") && !nested(Tag::Table),
+            Rule::Option => matches!(name, "option" | "optgroup"),
         }
     }
 }
@@ -197,66 +258,45 @@ const CLOSE_P: &[&str] = &[
     "ul",
 ];
 
-/// Every element, before the selectors' handlers see it: keeps the stack of open
-/// elements and applies the omitted-end-tag rules to the texts being collected.
-fn on_any(shared: &Cell, el: &mut Element) -> HandlerResult {
+// How a value ends. lol_html keeps a stack of open elements that closes an element at
+// its own end tag or at the end tag of an element around it, and calls the element's end
+// tag handlers in both cases; that stack does not know HTML's omitted end tags. So the
+// match gets one end tag handler, and while its value is collected the elements inside
+// it (`SELECTOR *`) are checked against the omitted-end-tag rules. Elsewhere no handler
+// runs, and lol_html only scans for tags.
+
+/// An element inside a match of slot `k`: ends the value when HTML's rules close the
+/// collected element here, and counts the lists and tables opened inside it.
+fn on_inside(shared: &Cell, k: usize, el: &mut Element) -> HandlerResult {
     let mut s = shared.borrow_mut();
-    // Names matter only inside an element being collected.
-    let collecting = s.slots.iter().any(|x| x.state == State::Collecting);
-    let name = if collecting {
-        el.tag_name()
-    } else {
-        String::new()
+    let Some(slot) = s.slots.get_mut(k) else {
+        return Ok(());
     };
-    if collecting {
-        for k in 0..s.slots.len() {
-            if s.slots.get(k).is_some_and(|x| x.state == State::Collecting) && s.closes(k, &name) {
-                s.finish(k)?;
-            }
-        }
+    if slot.state != State::Collecting || slot.rule == Rule::None {
+        return Ok(());
     }
-    if !el.can_have_content() {
+    let name = el.tag_name();
+    if slot.closed_by(&name) {
+        return s.finish(k);
+    }
+    let tag = Tag::of(&name);
+    if tag == Tag::Other || !el.can_have_content() {
         return Ok(());
     }
     let Some(handlers) = el.end_tag_handlers() else {
         return Ok(());
     };
-    let id = s.next_id;
-    s.next_id = s.next_id.saturating_add(1);
-    let tag = Tag::of(&name);
-    s.stack.push((id, tag));
-    if tag != Tag::Other {
-        for slot in s.slots.iter_mut().filter(|x| x.state == State::Collecting) {
-            if let Some(n) = slot.nested.get_mut(tag as usize) {
-                *n += 1;
-            }
-        }
+    if let Some(n) = slot.nested.get_mut(tag as usize) {
+        *n += 1;
     }
     let shared = Rc::clone(shared);
     handlers.push(Box::new(move |_: &mut EndTag| {
         let mut s = shared.borrow_mut();
-        // Closing an element closes those opened inside it whose end tags were omitted.
-        if let Some(at) = s.stack.iter().rposition(|(i, _)| *i == id) {
-            let Shared { stack, slots, .. } = &mut *s;
-            for (popped, tag) in stack.drain(at..) {
-                if tag == Tag::Other {
-                    continue;
+        if let Some(slot) = s.slots.get_mut(k) {
+            if slot.state == State::Collecting {
+                if let Some(n) = slot.nested.get_mut(tag as usize) {
+                    *n = n.saturating_sub(1);
                 }
-                for slot in slots.iter_mut() {
-                    if slot.state == State::Collecting && slot.elem < popped {
-                        if let Some(n) = slot.nested.get_mut(tag as usize) {
-                            *n = n.saturating_sub(1);
-                        }
-                    }
-                }
-            }
-        }
-        for k in 0..s.slots.len() {
-            if s.slots
-                .get(k)
-                .is_some_and(|x| x.state == State::Collecting && x.elem >= id)
-            {
-                s.finish(k)?;
             }
         }
         Ok(())
@@ -266,7 +306,6 @@ fn on_any(shared: &Cell, el: &mut Element) -> HandlerResult {
 
 fn on_element(shared: &Cell, k: usize, attr: Option<&str>, el: &mut Element) -> HandlerResult {
     let mut s = shared.borrow_mut();
-    let top = s.stack.last().map(|(id, _)| *id);
     let Some(slot) = s.slots.get_mut(k) else {
         return Ok(());
     };
@@ -277,12 +316,16 @@ fn on_element(shared: &Cell, k: usize, attr: Option<&str>, el: &mut Element) -> 
         if let Some(v) = el.get_attribute(attr) {
             slot.value = htmlize::unescape_attribute(v).into_owned();
         }
-    } else if el.can_have_content() && el.end_tag_handlers().is_some() {
-        // `on_any` has just pushed this element.
-        if let Some(id) = top {
+    } else if el.can_have_content() {
+        let rule = Rule::of(&el.tag_name());
+        if let Some(handlers) = el.end_tag_handlers() {
             slot.state = State::Collecting;
-            slot.elem = id;
-            slot.tag = el.tag_name();
+            slot.rule = rule;
+            let shared = Rc::clone(shared);
+            // Its own end tag, or that of an element around it.
+            handlers.push(Box::new(move |_: &mut EndTag| {
+                shared.borrow_mut().finish(k)
+            }));
             return Ok(());
         }
     }
@@ -318,13 +361,7 @@ pub fn select(sels: &[&Css], body: &[u8], charset: Option<&str>) -> Vec<Option<V
     let shared: Cell = Rc::new(RefCell::new(Shared {
         slots: sels.iter().map(|_| Slot::default()).collect(),
         left: sels.len(),
-        stack: Vec::new(),
-        next_id: 1,
     }));
-    let any: Selector = match "*".parse() {
-        Ok(s) => s,
-        Err(_) => return vec![None; sels.len()],
-    };
     {
         let mut settings = Settings::new()
             .with_strict(false)
@@ -335,12 +372,18 @@ pub fn select(sels: &[&Css], body: &[u8], charset: Option<&str>) -> Vec<Option<V
         {
             settings = settings.with_encoding(enc);
         }
-        if sels.iter().any(|c| c.attr.is_none()) {
-            let s0 = Rc::clone(&shared);
-            settings = settings.append_element_content_handler((
-                Cow::Borrowed(&any),
-                ElementContentHandlers::default().element(move |el: &mut Element| on_any(&s0, el)),
-            ));
+        // The rules for elements inside a match run before the handlers of the matches
+        // themselves, so that an element that ends one value and starts another is seen
+        // in that order.
+        for (k, css) in sels.iter().enumerate() {
+            if let Some(inside) = &css.inside {
+                let s0 = Rc::clone(&shared);
+                settings = settings.append_element_content_handler((
+                    Cow::Borrowed(inside),
+                    ElementContentHandlers::default()
+                        .element(move |el: &mut Element| on_inside(&s0, k, el)),
+                ));
+            }
         }
         for (k, css) in sels.iter().enumerate() {
             let attr = css.attr.clone();

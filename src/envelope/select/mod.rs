@@ -26,6 +26,8 @@
 
 mod form;
 mod html;
+#[cfg(test)]
+mod html_reference;
 mod json;
 
 pub use form::{parse_query, percent_decode};

@@ -475,3 +475,224 @@ fn large_bodies() {
     );
     assert_eq!(got, vec!["The & end", "/end", "Item 0", "text"]);
 }
+
+fn html_values(sels: &[&str], html: &str) -> Vec<String> {
+    pick(sels, Some("text/html"), html.as_bytes(), "")
+        .into_iter()
+        .map(|v| String::from_utf8(v).unwrap())
+        .collect()
+}
+
+#[test]
+fn html_omitted_end_tags() {
+    let one = |sel: &str, html: &str| html_values(&[sel], html).remove(0);
+    let cases: &[(&str, &str, &str)] = &[
+        ("p", "<p>a<p>b", "a"),
+        ("p", "<p>a<div>b</div>", "a"),
+        ("p", "<p>a<span>b</span><ul><li>c</ul>", "ab"),
+        ("p", "<div><p>x</div>y", "x"),
+        ("div", "<div><p>x</div>y", "x"),
+        ("p", "<section><div><p>x<b>y</section>z", "xy"),
+        ("li", "<ul><li>a<li>b</ul>", "a"),
+        ("li", "<ol><li>a<ol><li>b<li>c</ol>d<li>e</ol>", "abcd"),
+        ("li", "<ul><li>a<ul><li>b</ul><li>c</ul>", "ab"),
+        ("li", "<ul><li>a</ul>b", "a"),
+        ("td", "<table><tr><td>1<td>2</table>", "1"),
+        (
+            "td",
+            "<table><tr><td>1<table><tr><td>2<td>3</table>4<td>5</table>",
+            "1234",
+        ),
+        ("td", "<table><tr><td>1<th>2</table>", "1"),
+        ("th", "<table><tr><th>1<tr><td>2</table>", "1"),
+        ("tr", "<table><tr><td>1<td>2<tr><td>3</table>", "12"),
+        (
+            "tr",
+            "<table><tr><td>1<table><tr><td>2</table><tbody><tr><td>3</table>",
+            "12",
+        ),
+        ("dt", "<dl><dt>k<dd>v</dl>", "k"),
+        ("dd", "<dl><dd>v<dl><dt>k<dd>w</dl>x<dt>y</dl>", "vkwx"),
+        (
+            "option",
+            "<select><option>a<optgroup><option>b</select>",
+            "a",
+        ),
+        ("ul li", "<ul><li>a<li>b</ul>", "a"),
+        ("li, td", "<table><tr><td>1<td>2</table><ul><li>a</ul>", "1"),
+        ("li:nth-child(2)", "<ul><li>a</li><li>b<li>c</ul>", "b"),
+        ("[title=\"a,b\"]", "<p title=\"a,b\">x<p>y", "x"),
+        ("p:not(.x)", "<p class=x>a<p>b<p>c", "b"),
+    ];
+    for (sel, html, want) in cases {
+        assert_eq!(one(sel, html), *want, "{sel} over {html}");
+    }
+    // Two values, one ending where the other starts.
+    assert_eq!(
+        html_values(&["p", "div", "li"], "<p>a<div>b<ul><li>c<li>d</ul></div>"),
+        vec!["a", "bcd", "c"]
+    );
+}
+
+#[test]
+fn html_entities_across_chunks() {
+    // lol_html hands long text over in pieces; entities are decoded across the seams.
+    for (charset, pad) in [("utf-8", "é"), ("windows-1252", "x")] {
+        let mut text = String::new();
+        let mut want = String::new();
+        for i in 0..800 {
+            text.push_str(&"ab".repeat(i % 7));
+            text.push_str(pad);
+            text.push_str(["&amp;", "&euro;", "&#x20AC;", "&notit;", "&lt"][i % 5]);
+            want.push_str(&"ab".repeat(i % 7));
+            want.push_str(pad);
+            want.push_str(["&", "€", "€", "¬it;", "<"][i % 5]);
+        }
+        let html = format!("<div><p>{text}</div>");
+        let body = match charset {
+            "utf-8" => html.into_bytes(),
+            _ => html.replace('€', "&euro;").into_bytes(),
+        };
+        let ct = format!("text/html; charset={charset}");
+        let got = pick(&["p"], Some(&ct), &body, "");
+        assert_eq!(
+            String::from_utf8(got[0].clone()).unwrap(),
+            want,
+            "{charset}"
+        );
+    }
+}
+
+/// Random HTML full of omitted and stray end tags, from a seeded generator, through the
+/// selectors and through the reference implementation: the values are equal.
+#[test]
+fn html_differential() {
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[self.below(xs.len())]
+        }
+    }
+    const TAGS: &[&str] = &[
+        "p", "p", "li", "li", "ul", "ol", "dl", "dt", "dd", "table", "tbody", "tr", "tr", "td",
+        "td", "th", "div", "div", "span", "b", "option", "optgroup", "select", "menu", "h1",
+        "section", "a", "br", "img", "hr", "script", "style", "textarea", "title", "svg", "math",
+        "pre", "template", "form",
+    ];
+    // Lists, tables and `dl`s in one another, where the omitted-end-tag rules matter most.
+    const NESTED: &[&str] = &[
+        "ul", "ol", "li", "li", "li", "table", "tr", "td", "td", "th", "dl", "dt", "dd", "dd", "p",
+        "div",
+    ];
+    const TEXTS: &[&str] = &[
+        "x",
+        " y ",
+        "&amp;",
+        "&euro",
+        "&notit;",
+        "&#x20AC;",
+        "a<b",
+        "\n",
+        "&",
+        "&lt;p&gt;",
+        "<!-- c -->",
+        "<![CDATA[d]]>",
+        "é",
+    ];
+    const ATTRS: &[&str] = &[
+        "",
+        "",
+        " class=a",
+        " class=\"a b\"",
+        " id=x",
+        " title=\"a,b\"",
+        " class=b title=t",
+    ];
+    const SELECTORS: &[&str] = &[
+        "p",
+        "li",
+        "td",
+        "th",
+        "tr",
+        "dt",
+        "dd",
+        "option",
+        "div",
+        "span",
+        ".a",
+        ".b",
+        "#x",
+        "div p",
+        "ul > li",
+        "table td",
+        "p, li",
+        "td, th",
+        "li:nth-child(2)",
+        "p:first-child",
+        "li:nth-of-type(2)",
+        ":not(div)",
+        "*",
+        "[title=\"a,b\"]",
+        "[title='a,b'], dd",
+        "div.a li",
+        "dl dd",
+        "svg title",
+        "title",
+        "script",
+        "textarea",
+        "p:not(.a, .b)",
+        ".a @title",
+        "td @class",
+        "br",
+        "h1",
+        ".a\\ b",
+        "p /* x */",
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let compiled: Vec<super::html::Css> = SELECTORS
+        .iter()
+        .map(|s| super::html::compile(s).unwrap())
+        .collect();
+    for _ in 0..4000 {
+        let mut doc = String::new();
+        let mut open: Vec<&str> = Vec::new();
+        let tags = if rng.below(2) == 0 { TAGS } else { NESTED };
+        for _ in 0..rng.below(60) {
+            match rng.below(10) {
+                0..=3 => {
+                    let tag = rng.pick(tags);
+                    let attrs = rng.pick(ATTRS);
+                    let close = if rng.below(20) == 0 { "/" } else { "" };
+                    doc.push_str(&format!("<{tag}{attrs}{close}>"));
+                    open.push(tag);
+                }
+                4..=5 => {
+                    // The end tag of an open element, maybe not the innermost.
+                    if !open.is_empty() {
+                        let at = open.len() - 1 - rng.below(open.len().min(3));
+                        let tag = open.remove(at);
+                        doc.push_str(&format!("</{tag}>"));
+                    }
+                }
+                6 => {
+                    let tag = rng.pick(TAGS);
+                    doc.push_str(&format!("</{tag}>"));
+                }
+                _ => doc.push_str(rng.pick(TEXTS)),
+            }
+        }
+        let n = 1 + rng.below(3);
+        let sels: Vec<&super::html::Css> = (0..n)
+            .map(|_| &compiled[rng.below(compiled.len())])
+            .collect();
+        let got = super::html::select(&sels, doc.as_bytes(), None);
+        let want = super::html_reference::select(&sels, doc.as_bytes(), None);
+        assert_eq!(got, want, "{doc}");
+    }
+}
