@@ -878,14 +878,39 @@ fn write_at(out: &mut Vec<u8>, v: &Val, style: &Style, depth: usize) {
     }
 }
 
+/// Whether `c` is written as it is in a string (without `-a`).
+#[inline]
+fn is_plain(c: u8) -> bool {
+    c >= 0x20 && c != b'"' && c != b'\\' && c != 0x7f
+}
+
+/// The length of the start of `b` that needs no escapes (without `-a`), looked at 16
+/// bytes at a time.
+fn plain_prefix(b: &[u8]) -> usize {
+    let mut n = 0;
+    for chunk in b.chunks_exact(16) {
+        if !chunk.iter().fold(true, |ok, &c| ok & is_plain(c)) {
+            break;
+        }
+        n += 16;
+    }
+    n + b[n..]
+        .iter()
+        .position(|&c| !is_plain(c))
+        .unwrap_or(b.len() - n)
+}
+
 /// A JSON string with jq's escapes: `"` `\` and the C0 controls (`\b \t \n \f \r`, else
 /// `\u00XX`) and DEL as `\u007f`; with `ascii`, every non-ASCII character as `\uXXXX`.
 pub fn write_str(out: &mut Vec<u8>, s: &str, ascii: bool) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
     let b = s.as_bytes();
+    // most strings need no escape at all, and the others start with a run that does not
+    let plain = if ascii { 0 } else { plain_prefix(b) };
+    out.reserve(b.len() + 2);
+    out.push(b'"');
     let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
+    for (i, &c) in b.iter().enumerate().skip(plain) {
         let esc: &[u8] = match c {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",

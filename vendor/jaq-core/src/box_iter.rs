@@ -76,7 +76,8 @@ pub fn flat_map_with<'a, T: Clone + 'a, U: 'a, V: 'a>(
     r: impl Fn(U, T) -> BoxIter<'a, V> + 'a,
 ) -> BoxIter<'a, V> {
     match next_if_one(&mut l) {
-        Some(ly) => Box::new(r(ly, x)),
+        // (mkfifo patch) `r` returns a boxed iterator already: no second box
+        Some(ly) => r(ly, x),
         None => Box::new(l.flat_map(move |ly| r(ly, x.clone()))),
     }
 }

@@ -512,10 +512,131 @@ impl<D: DataT> Native<D> {
     }
 }
 
+/// (mkfifo patch) How deep [`may_be_single`] looks into a term.
+const SINGLE_DEPTH: usize = 4;
+
+/// (mkfifo patch) Whether the term is built only of terms that [`Id::single`] computes
+/// (up to `depth` levels); variables are checked when the term runs.
+fn may_be_single<D: DataT>(lut: &crate::Lut<D>, id: &Id, depth: usize) -> bool {
+    use crate::path::Part;
+    let sub = |id: &Id| depth > 0 && may_be_single(lut, id, depth - 1);
+    match &lut.terms[id.0] {
+        Ast::Id | Ast::ToString | Ast::Int(_) | Ast::Num(_) | Ast::Str(_) | Ast::ObjEmpty => true,
+        Ast::Var(_) => true,
+        Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => sub(l) && sub(r),
+        Ast::Neg(f) => sub(f),
+        Ast::Path(f, path) => {
+            sub(f)
+                && path.0.iter().all(|(part, _)| match part {
+                    Part::Index(i) => sub(i),
+                    Part::Range(None, None) => false,
+                    Part::Range(from, upto) => {
+                        from.as_ref().map_or(true, sub) && upto.as_ref().map_or(true, sub)
+                    }
+                })
+        }
+        _ => false,
+    }
+}
+
 impl Id {
+    /// (mkfifo patch) The one output of a pure term with exactly one output (literals,
+    /// `.`, bound variables, and paths, arithmetic, comparisons and singleton objects
+    /// of those), or `None` when the term may have another number of outputs. Its
+    /// parts are evaluated in the order that [`Id::run`] evaluates them, and the error
+    /// reported is the one that [`Id::run`] reports. Nothing here has side effects, so a
+    /// `None` after some parts were computed only costs their time.
+    fn single<'a, D: DataT>(&self, cv: &Cv<'a, D>) -> Option<ValX<'a, D::V<'a>>> {
+        use crate::path::{Opt, Part};
+        Some(match &cv.0.lut().terms[self.0] {
+            Ast::Id => Ok(cv.1.clone()),
+            Ast::ToString => Ok(cv.1.clone().into_string()),
+            Ast::Int(n) => Ok(D::V::from(*n)),
+            Ast::Num(x) => D::V::from_num(x).map_err(Exn::from),
+            Ast::Str(s) => Ok(D::V::from(s.clone())),
+            Ast::ObjEmpty => D::V::from_map([]).map_err(Exn::from),
+            Ast::Var(v) => match cv.0.vars.get(*v)? {
+                Bind::Var(v) => Ok(v.clone()),
+                _ => return None,
+            },
+            Ast::ObjSingle(k, v) => {
+                let (k, v) = (k.single(cv)?, v.single(cv)?);
+                (|| Ok(D::V::from_map([(k?, v?)])?))()
+            }
+            // the right operand runs first, the left one's error wins
+            Ast::Math(l, op, r) => {
+                let (y, x) = (r.single(cv)?, l.single(cv)?);
+                (|| Ok(op.run(x?, y?)?))()
+            }
+            Ast::Cmp(l, op, r) => {
+                let (y, x) = (r.single(cv)?, l.single(cv)?);
+                (|| Ok(D::V::from(op.run(&x?, &y?))))()
+            }
+            Ast::Neg(f) => {
+                let x = f.single(cv)?;
+                (|| Ok((-x?)?))()
+            }
+            Ast::Path(f, path) => {
+                let mut parts = alloc::vec::Vec::with_capacity(path.0.len());
+                for (part, opt) in path.0.iter() {
+                    parts.push((
+                        match part {
+                            Part::Index(i) => Part::Index(i.single(cv)?),
+                            Part::Range(None, None) => return None,
+                            Part::Range(from, upto) => {
+                                let from = match from {
+                                    Some(i) => Some(i.single(cv)?),
+                                    None => None,
+                                };
+                                let upto = match upto {
+                                    Some(i) => Some(i.single(cv)?),
+                                    None => None,
+                                };
+                                Part::Range(from, upto)
+                            }
+                        },
+                        *opt,
+                    ));
+                }
+                let mut v = match f.single(cv)? {
+                    Ok(v) => v,
+                    e => return Some(e),
+                };
+                // like `Path::transpose`: an index that failed fails the whole path
+                let mut keys = alloc::vec::Vec::with_capacity(parts.len());
+                for (part, opt) in parts {
+                    match part.transpose() {
+                        Ok(part) => keys.push((part, opt)),
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+                for (part, opt) in keys {
+                    let r = match part {
+                        Part::Index(i) => v.index(&i),
+                        Part::Range(from, upto) => v.range(from.as_ref()..upto.as_ref()),
+                    };
+                    v = match r {
+                        Ok(x) => x,
+                        // an optional part yields nothing on an error: not one output
+                        Err(e) if matches!(opt, Opt::Optional) && !e.is_abort() => return None,
+                        Err(e) => return Some(Err(Exn::from(e))),
+                    };
+                }
+                Ok(v)
+            }
+            _ => return None,
+        })
+    }
+
     /// `f.run((c, v))` returns the output of `v | f` in the context `c`.
     pub fn run<'a, D: DataT>(&self, cv: Cv<'a, D>) -> ValXs<'a, D::V<'a>> {
         use core::iter::once;
+        // (mkfifo patch) a pure term with one output is computed without iterators
+        if may_be_single(cv.0.lut(), self, SINGLE_DEPTH) {
+            if let Some(y) = self.single(&cv) {
+                return box_once(y);
+            }
+        }
         match &cv.0.lut().terms[self.0] {
             Ast::Id => box_once(Ok(cv.1)),
             Ast::Recurse => recurse_run(cv.1, &|v| v.values()),

@@ -221,7 +221,7 @@ impl<T, E> Path<Result<T, E>> {
 }
 
 impl<T, E> Part<Result<T, E>> {
-    fn transpose(self) -> Result<Part<T>, E> {
+    pub(crate) fn transpose(self) -> Result<Part<T>, E> {
         match self {
             Self::Index(i) => Ok(Part::Index(i?)),
             Self::Range(from, upto) => Ok(Part::Range(from.transpose()?, upto.transpose()?)),
