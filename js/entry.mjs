@@ -16,6 +16,7 @@ const MAX_API_BODY_BYTES = 1024 * 1024;
 const MAX_SHELL_BODY_BYTES = 16 * 1024 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";
 const ACCEL_HEADER_PREFIX = "x-accel-header-";
+const ERRORS_TO_HEADER = "x-mkfifo-errors-to";
 
 // A Rust panic traps the wasm instance inside a microtask, so the promise of the call
 // never settles. The panic hook calls __onRustPanic; every call in flight is rejected so
@@ -136,14 +137,22 @@ async function callFifo(env, name, request) {
   }
   const headers = new Headers();
   for (const [k, v] of resp.headers) if (!k.startsWith(INTERNAL_PREFIX)) headers.append(k, v);
+  // A passthrough keeps whom to tell of its failure (it never reaches the client).
+  const errorsTo = resp.headers.get(ERRORS_TO_HEADER);
+  if (errorsTo && headers.has("x-accel-redirect")) headers.set(ERRORS_TO_HEADER, errorsTo);
   return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers });
 }
 
 // The object answered with X-Accel-Redirect: make that request (its body is the object's
 // answer's body) and stream the reply to the client unchanged (status, headers, body), so
 // the bytes never enter WebAssembly.
-async function passthrough(resp) {
+//
+// A failure (no answer, or a status of 400 or more) goes back to the object when the
+// Request has Errors-To: it logs it and reports it there, after the client has its answer.
+async function passthrough(resp, reportFailure) {
   const target = resp.headers.get("x-accel-redirect");
+  const errorsTo = resp.headers.get(ERRORS_TO_HEADER);
+  const failed = (error, status) => errorsTo && reportFailure(errorsTo, error, status);
   const method = resp.headers.get("x-accel-method") || "GET";
   const headers = new Headers();
   for (const [name, value] of resp.headers) {
@@ -157,19 +166,24 @@ async function passthrough(resp) {
     PASSTHROUGH_START_MS,
   );
   try {
-    return await fetch(target, {
+    const answer = await fetch(target, {
       method,
       headers,
       body: hasBody ? resp.body : undefined,
       redirect: "manual",
       signal: abort.signal,
     });
+    if (answer.status >= 400) failed(`${target} answered ${answer.status}`, answer.status);
+    return answer;
+  } catch (err) {
+    failed(`${target}: ${(err && err.message) || err}`, null);
+    throw err;
   } finally {
     clearTimeout(timer); // only the start of the reply is timed
   }
 }
 
-async function toFifo(request, env, name) {
+async function toFifo(request, env, ctx, name) {
   const length = Number(request.headers.get("content-length") || 0);
   if (length > MAX_BODY_BYTES) return plain(413, `a Request body holds at most ${MAX_BODY_BYTES >> 20} MiB`);
   const headers = trustedHeaders(request);
@@ -184,7 +198,21 @@ async function toFifo(request, env, name) {
     redirect: "manual",
   });
   const resp = await callFifo(env, name, inner);
-  return resp.headers.has("x-accel-redirect") ? passthrough(resp) : resp;
+  if (!resp.headers.has("x-accel-redirect")) return resp;
+  const requestId = headers.get("x-mkfifo-request-id");
+  const reportFailure = (errorsTo, error, status) => {
+    const send = async () => {
+      const report = new Request("https://fifo.internal/passthrough-failed", {
+        method: "POST",
+        headers: { "x-mkfifo-op": "passthrough-failed", "x-mkfifo-fifo": name, "x-mkfifo-request-id": requestId },
+        body: JSON.stringify({ errors_to: JSON.parse(errorsTo), error, status }),
+      });
+      const r = await fifoStub(env, name).fetch(report);
+      await r.body?.cancel();
+    };
+    ctx.waitUntil(send().catch((err) => console.error("passthrough failure report:", err)));
+  };
+  return passthrough(resp, reportFailure);
 }
 
 async function shell(request, env, ctx) {
@@ -226,7 +254,7 @@ async function route(request, env, ctx) {
   freshAfterPanic();
   const problem = wasm.fifoNameError(first);
   if (problem) return plain(problem.includes("reserved") ? 404 : 400, problem);
-  return toFifo(request, env, first);
+  return toFifo(request, env, ctx, first);
 }
 
 export default {

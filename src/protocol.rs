@@ -36,6 +36,13 @@ pub const ACCEL_REDIRECT: &str = "x-accel-redirect";
 pub const ACCEL_METHOD: &str = "x-accel-method";
 /// Passthrough: `X-Accel-Header-NAME: VALUE` becomes the request header `NAME: VALUE`.
 pub const ACCEL_HEADER_PREFIX: &str = "x-accel-header-";
+/// Passthrough: the Request's `Errors-To` destinations (JSON). When the passthrough
+/// request fails (no answer, or a status of 400 or more), the entry module gives them back
+/// to the object with the operation [`PASSTHROUGH_FAILED`], which logs the failure and
+/// reports it to them.
+pub const ERRORS_TO: &str = "x-mkfifo-errors-to";
+/// The operation (see [`OP`]) by which the entry module reports a failed passthrough.
+pub const PASSTHROUGH_FAILED: &str = "passthrough-failed";
 
 /// Arguments as one header value: their number, `;`, then each one in base64, joined by
 /// commas (arguments are bytes, and one empty argument is not none).

@@ -2,17 +2,7 @@
 // back, across a restart of workerd, each exactly as logged and none acknowledged twice.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { api, getLog, putFifo, startServer, startWorker, tempDir } from "./harness.mjs";
-
-async function until(check, what, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { api, getLog, putFifo, startServer, startWorker, tempDir, until } from "./harness.mjs";
 
 test("Requests wait out a dead destination and a restart, then arrive once each", { timeout: 120_000 }, async () => {
   let up = false;

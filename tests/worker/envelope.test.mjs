@@ -2,7 +2,7 @@
 // Reply-To and Errors-To, hop limits, and callers that try to override secrets.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { api, getLog, putFifo, startServer, startWorker } from "./harness.mjs";
+import { api, getLog, putFifo, startServer, startWorker, until } from "./harness.mjs";
 
 let worker, dest;
 const reports = [];
@@ -27,16 +27,6 @@ after(async () => {
   await worker.stop();
   await dest.close();
 });
-
-async function until(check, what, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const sent = (path) => dest.requests.filter((r) => r.url.startsWith(path));
 
@@ -64,6 +54,9 @@ test("a script that fails answers 500 and tells Errors-To", async () => {
   assert.match(await r.text(), /script: the script exited with status 4: nope/);
   const report = await until(() => reports.find((x) => x.fifo === "broken-script"), "the report");
   assert.match(report.error, /exited with status 4/);
+  const [entry] = await getLog(worker.base, "broken-script");
+  assert.equal(entry.status, 500);
+  assert.notEqual(entry.delivery, "delivered", "the report's delivery does not count as the Request's");
 });
 
 test("the step limit is a failure that Errors-To hears of", async () => {

@@ -116,6 +116,17 @@ export async function putFifo(base, name, envelope = "") {
   return JSON.parse(text);
 }
 
+// Polls `check` until it gives a value (every 100 ms, for at most `ms`).
+export async function until(check, what, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function getLog(base, name, query = "") {
   const r = await api(base, "GET", `fifos/${name}/log${query}`);
   if (r.status !== 200) throw new Error(`log of ${name}: ${r.status} ${await r.text()}`);

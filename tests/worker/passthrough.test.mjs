@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, test } from "node:test";
-import { putFifo, startServer, startWorker } from "./harness.mjs";
+import { getLog, putFifo, startServer, startWorker, until } from "./harness.mjs";
 
 const big = crypto.randomBytes(5 * 1024 * 1024);
-let worker, origin;
+let worker, origin, errors;
 
 before(async () => {
   origin = await startServer((req, res) => {
@@ -26,11 +26,17 @@ before(async () => {
       res.end();
     }
   });
+  // Errors-To: the reports of failed passthroughs, as JSON.
+  errors = await startServer((req, res) => {
+    res.writeHead(204);
+    res.end();
+  });
   worker = await startWorker();
 });
 after(async () => {
   await worker.stop();
   await origin.close();
+  await errors.close();
 });
 
 async function relay(name, path) {
@@ -80,4 +86,43 @@ test("an origin that cannot be reached gives 503 with the cause", async () => {
   assert.equal(r.status, 503);
   assert.equal(r.headers.get("retry-after"), "1");
   assert.match(await r.text(), /^503 Service Unavailable: ./);
+});
+
+// The reports Errors-To has received for FIFO `name`.
+const reportsOf = (name) =>
+  errors.requests.map((r) => JSON.parse(r.body.toString())).filter((report) => report.fifo === name);
+
+test("a failed passthrough is logged and reported to Errors-To; a good one is not", async () => {
+  await putFifo(worker.base, "teapot-watched", `To: ${origin.url}/teapot\nReply-To: -\nErrors-To: ${errors.url}/r\n`);
+  await putFifo(worker.base, "gone-watched", `To: http://127.0.0.1:1/\nReply-To: -\nErrors-To: ${errors.url}/r\n`);
+  await putFifo(worker.base, "fine-watched", `To: ${origin.url}/moved\nReply-To: -\nErrors-To: ${errors.url}/r\n`);
+
+  const fine = await fetch(`${worker.base}/fine-watched/`, { redirect: "manual" });
+  assert.equal(fine.status, 302);
+  await fine.text();
+
+  // The client gets the origin's answer unchanged; Errors-To hears of the status.
+  const teapot = await fetch(`${worker.base}/teapot-watched/`);
+  assert.equal(teapot.status, 418);
+  assert.equal(await teapot.text(), "short and stout");
+  const [report] = await until(() => reportsOf("teapot-watched").length && reportsOf("teapot-watched"), "the report");
+  assert.equal(report.status, 418);
+  assert.match(report.error, /\/teapot answered 418/);
+  const [entry] = await getLog(worker.base, "teapot-watched");
+  assert.equal(report.request_id, entry.request_id);
+  assert.equal(entry.outcome, "passthrough");
+  assert.equal(entry.delivery, "failed");
+  assert.match(entry.error, /answered 418/);
+
+  // No answer at all: the client gets 503, Errors-To the cause.
+  const gone = await fetch(`${worker.base}/gone-watched/`);
+  assert.equal(gone.status, 503);
+  await gone.text();
+  const [lost] = await until(() => reportsOf("gone-watched").length && reportsOf("gone-watched"), "the report");
+  assert.equal(lost.status, null);
+  assert.match(lost.error, /^http:\/\/127\.0\.0\.1:1\/: ./);
+
+  // By now a report of the good one would have arrived with the others.
+  assert.deepEqual(reportsOf("fine-watched"), []);
+  assert.equal(errors.requests.length, 2);
 });

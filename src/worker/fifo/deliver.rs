@@ -394,8 +394,13 @@ impl Fifo {
 
     /// The log entry's delivery column: `pending` while any delivery is, else `delivered`
     /// or `failed` (when any failed).
+    /// A Request without deliveries of its own (its reports do not count) keeps the
+    /// summary it was given when it was answered or failed.
     fn summarize(&self, store: &Store, request_id: &str) -> worker::Result<()> {
         let states = store.delivery_states(request_id)?;
+        if states.is_empty() {
+            return Ok(());
+        }
         let summary = if states.iter().any(|s| s == "pending") {
             "pending"
         } else if states.iter().any(|s| s == "failed") {

@@ -15,7 +15,7 @@ use worker::{durable_object, DurableObject, Env, Request, Response, Result, Stat
 use super::host::{now_ms, WorkerHost};
 use super::http::{json, Failure};
 use crate::envelope::run::{self, Plan};
-use crate::envelope::{self, Compiled, Incoming};
+use crate::envelope::{self, Compiled, Destination, Incoming};
 use crate::protocol;
 use crate::shell::Shell;
 use store::Store;
@@ -118,6 +118,34 @@ impl Fifo {
                 self.state.storage().delete_alarm().await?;
                 self.state.storage().delete_all().await?;
                 self.envelope.replace(None);
+                Ok(Response::empty()?.with_status(204))
+            }
+            protocol::PASSTHROUGH_FAILED => {
+                // The entry module's passthrough request got no answer or an error status:
+                // the log entry says so, and Errors-To hears of it.
+                #[derive(Deserialize)]
+                struct Failed {
+                    errors_to: Vec<Destination>,
+                    error: String,
+                    status: Option<u16>,
+                }
+                let request_id = header(&req, protocol::REQUEST_ID)?;
+                let failed: Failed = serde_json::from_slice(&req.bytes().await?)
+                    .map_err(|e| Failure::new(400, format!("bad passthrough report: {e}")))?;
+                let incoming = Incoming {
+                    fifo: name,
+                    request_id,
+                    ..Incoming::default()
+                };
+                store.update_log(&incoming.request_id, "failed", Some(&failed.error), None)?;
+                self.report(
+                    &store,
+                    &incoming,
+                    &failed.errors_to,
+                    &failed.error,
+                    failed.status,
+                )?;
+                self.schedule(&store).await?;
                 Ok(Response::empty()?.with_status(204))
             }
             "var-put" | "var-delete" => {

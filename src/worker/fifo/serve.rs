@@ -199,7 +199,7 @@ impl Fifo {
             // reply, so the bytes never enter WebAssembly.
             Destination::Url(url) if incoming.source == Source::Http => {
                 entry.outcome = "passthrough".into();
-                passthrough(url, outgoing)
+                passthrough(url, outgoing, errors_to)
             }
             Destination::Url(url) => {
                 entry.outcome = "relayed".into();
@@ -243,10 +243,20 @@ fn accepted(fifo: &str, request_id: &str) -> Result<Response, Failure> {
     Ok(resp)
 }
 
-/// The answer that tells the entry module to make `outgoing` and stream its reply.
-fn passthrough(url: &str, outgoing: Outgoing) -> Result<Response, Failure> {
+/// The answer that tells the entry module to make `outgoing` and stream its reply (and
+/// whom to tell if that fails).
+fn passthrough(
+    url: &str,
+    outgoing: Outgoing,
+    errors_to: &[Destination],
+) -> Result<Response, Failure> {
     let headers = Headers::new();
     headers.set(protocol::ACCEL_REDIRECT, url)?;
+    if !errors_to.is_empty() {
+        let list =
+            serde_json::to_string(errors_to).map_err(|e| Failure::new(500, e.to_string()))?;
+        headers.set(protocol::ERRORS_TO, &list)?;
+    }
     headers.set(protocol::ACCEL_METHOD, &outgoing.method)?;
     for (k, v) in &outgoing.headers {
         headers.append(
