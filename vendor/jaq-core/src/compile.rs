@@ -30,6 +30,9 @@ pub struct Lut<F> {
     /// `terms[tid]` yields the term corresponding to the term ID `tid`
     pub(crate) terms: Vec<Term>,
     pub(crate) funs: Vec<F>,
+    /// (mkfifo patch) `single[tid]`: whether the term may be computed by `Id::single`
+    /// (see [`crate::filter::may_be_single`]), filled in when compiling is done
+    pub(crate) single: Vec<bool>,
 }
 
 impl<F> Default for Filter<F> {
@@ -44,12 +47,18 @@ impl<F> Default for Filter<F> {
 impl<F> Lut<F> {
     fn new(terms: Vec<Term>) -> Self {
         let funs = Vec::new();
-        Self { terms, funs }
+        let single = crate::filter::mark_single(&terms);
+        Self {
+            terms,
+            funs,
+            single,
+        }
     }
 
     fn map_funs<F2>(self, f: impl Fn(F) -> F2) -> Lut<F2> {
         Lut {
             funs: self.funs.into_iter().map(f).collect(),
+            single: crate::filter::mark_single(&self.terms),
             terms: self.terms,
         }
     }
@@ -235,6 +244,7 @@ impl<S, F> Default for Compiler<S, F> {
             lut: Lut {
                 terms: Vec::new(),
                 funs: Vec::new(),
+                single: Vec::new(),
             },
             mod_map: Vec::new(),
             imported_mods: Vec::new(),

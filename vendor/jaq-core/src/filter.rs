@@ -301,6 +301,12 @@ fn pipe<'a, D: DataT, T: 'a, F>(l: &'a Id, cv: Cv<'a, D>, r: F) -> ValXs<'a, T, 
 where
     F: Fn(Cv<'a, D>, D::V<'a>) -> ValXs<'a, T, D::V<'a>> + 'a,
 {
+    // (mkfifo patch) a single output of `l` goes to `r` without iterators
+    if cv.0.lut().single.get(l.0).copied().unwrap_or(false) {
+        if let Ok(y) = l.single(&cv.0, cv.1.clone()) {
+            return box_iter::then(y, |y| r(cv, y));
+        }
+    }
     flat_map_then_with(l.run(cv.clone()), cv, move |y, cv| r(cv, y))
 }
 
@@ -515,12 +521,21 @@ impl<D: DataT> Native<D> {
 /// (mkfifo patch) How deep [`may_be_single`] looks into a term.
 const SINGLE_DEPTH: usize = 4;
 
+/// (mkfifo patch) For every term, whether [`may_be_single`].
+pub(crate) fn mark_single(terms: &[Ast]) -> alloc::vec::Vec<bool> {
+    (0..terms.len())
+        .map(|i| may_be_single(terms, &Id(i), SINGLE_DEPTH))
+        .collect()
+}
+
 /// (mkfifo patch) Whether the term is built only of terms that [`Id::single`] computes
 /// (up to `depth` levels); variables are checked when the term runs.
-fn may_be_single<D: DataT>(lut: &crate::Lut<D>, id: &Id, depth: usize) -> bool {
+fn may_be_single(terms: &[Ast], id: &Id, depth: usize) -> bool {
     use crate::path::Part;
-    let sub = |id: &Id| depth > 0 && may_be_single(lut, id, depth - 1);
-    match &lut.terms[id.0] {
+    let sub = |id: &Id| depth > 0 && may_be_single(terms, id, depth - 1);
+    match terms.get(id.0) {
+        None => false,
+        Some(t) => match t {
         Ast::Id | Ast::ToString | Ast::Int(_) | Ast::Num(_) | Ast::Str(_) | Ast::ObjEmpty => true,
         Ast::Var(_) => true,
         Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => sub(l) && sub(r),
@@ -536,95 +551,146 @@ fn may_be_single<D: DataT>(lut: &crate::Lut<D>, id: &Id, depth: usize) -> bool {
                 })
         }
         _ => false,
+        },
     }
 }
 
 impl Id {
     /// (mkfifo patch) The one output of a pure term with exactly one output (literals,
     /// `.`, bound variables, and paths, arithmetic, comparisons and singleton objects
-    /// of those), or `None` when the term may have another number of outputs. Its
-    /// parts are evaluated in the order that [`Id::run`] evaluates them, and the error
-    /// reported is the one that [`Id::run`] reports. Nothing here has side effects, so a
-    /// `None` after some parts were computed only costs their time.
-    fn single<'a, D: DataT>(&self, cv: &Cv<'a, D>) -> Option<ValX<'a, D::V<'a>>> {
+    /// of those) on input `v`, or `Err(v)` when the term may have another number of
+    /// outputs. Its parts are evaluated in the order that [`Id::run`] evaluates them,
+    /// the input goes to the part that [`Id::run`] moves it to (so that values owned
+    /// once are still updated in place), and the error reported is the one that
+    /// [`Id::run`] reports. Nothing here has side effects, so an `Err` after some parts
+    /// were computed only costs their time.
+    fn single<'a, D: DataT>(
+        &self,
+        ctx: &Ctx<'a, D>,
+        v: D::V<'a>,
+    ) -> Result<ValX<'a, D::V<'a>>, D::V<'a>> {
         use crate::path::{Opt, Part};
-        Some(match &cv.0.lut().terms[self.0] {
-            Ast::Id => Ok(cv.1.clone()),
-            Ast::ToString => Ok(cv.1.clone().into_string()),
+        macro_rules! get {
+            ($id:expr, $v:expr, $back:expr) => {
+                match $id.single(ctx, $v) {
+                    Ok(y) => y,
+                    Err(_) => return Err($back),
+                }
+            };
+        }
+        Ok(match &ctx.lut().terms[self.0] {
+            Ast::Id => Ok(v),
+            Ast::ToString => Ok(v.into_string()),
             Ast::Int(n) => Ok(D::V::from(*n)),
             Ast::Num(x) => D::V::from_num(x).map_err(Exn::from),
             Ast::Str(s) => Ok(D::V::from(s.clone())),
             Ast::ObjEmpty => D::V::from_map([]).map_err(Exn::from),
-            Ast::Var(v) => match cv.0.vars.get(*v)? {
-                Bind::Var(v) => Ok(v.clone()),
-                _ => return None,
+            Ast::Var(x) => match ctx.vars.get(*x) {
+                Some(Bind::Var(x)) => Ok(x.clone()),
+                _ => return Err(v),
             },
-            Ast::ObjSingle(k, v) => {
-                let (k, v) = (k.single(cv)?, v.single(cv)?);
-                (|| Ok(D::V::from_map([(k?, v?)])?))()
+            Ast::ObjSingle(k, x) => {
+                let k = get!(k, v.clone(), v);
+                let x = match x.single(ctx, v) {
+                    Ok(x) => x,
+                    e => return e,
+                };
+                (|| Ok(D::V::from_map([(k?, x?)])?))()
             }
             // the right operand runs first, the left one's error wins
             Ast::Math(l, op, r) => {
-                let (y, x) = (r.single(cv)?, l.single(cv)?);
+                let y = get!(r, v.clone(), v);
+                let x = match l.single(ctx, v) {
+                    Ok(x) => x,
+                    e => return e,
+                };
                 (|| Ok(op.run(x?, y?)?))()
             }
             Ast::Cmp(l, op, r) => {
-                let (y, x) = (r.single(cv)?, l.single(cv)?);
+                let y = get!(r, v.clone(), v);
+                let x = match l.single(ctx, v) {
+                    Ok(x) => x,
+                    e => return e,
+                };
                 (|| Ok(D::V::from(op.run(&x?, &y?))))()
             }
             Ast::Neg(f) => {
-                let x = f.single(cv)?;
+                let x = match f.single(ctx, v) {
+                    Ok(x) => x,
+                    e => return e,
+                };
                 (|| Ok((-x?)?))()
             }
             Ast::Path(f, path) => {
-                let mut parts = alloc::vec::Vec::with_capacity(path.0.len());
-                for (part, opt) in path.0.iter() {
-                    parts.push((
-                        match part {
-                            Part::Index(i) => Part::Index(i.single(cv)?),
-                            Part::Range(None, None) => return None,
-                            Part::Range(from, upto) => {
-                                let from = match from {
-                                    Some(i) => Some(i.single(cv)?),
-                                    None => None,
-                                };
-                                let upto = match upto {
-                                    Some(i) => Some(i.single(cv)?),
-                                    None => None,
-                                };
-                                Part::Range(from, upto)
-                            }
-                        },
-                        *opt,
-                    ));
+                // the keys of up to 4 parts, kept on the stack
+                const MAX: usize = 4;
+                if path.0.len() > MAX {
+                    return Err(v);
                 }
-                let mut v = match f.single(cv)? {
-                    Ok(v) => v,
-                    e => return Some(e),
+                let mut keys: [Option<(Part<ValX<'a, D::V<'a>>>, Opt)>; MAX] = Default::default();
+                for ((part, opt), key) in path.0.iter().zip(keys.iter_mut()) {
+                    let part = match part {
+                        Part::Index(i) => Part::Index(get!(i, v.clone(), v)),
+                        Part::Range(None, None) => return Err(v),
+                        Part::Range(from, upto) => {
+                            let from = match from {
+                                Some(i) => Some(get!(i, v.clone(), v)),
+                                None => None,
+                            };
+                            let upto = match upto {
+                                Some(i) => Some(get!(i, v.clone(), v)),
+                                None => None,
+                            };
+                            Part::Range(from, upto)
+                        }
+                    };
+                    *key = Some((part, *opt));
+                }
+                // an optional part that fails has no output: then `v` is needed again
+                let optional = path.0.iter().any(|(_, opt)| matches!(opt, Opt::Optional));
+                let (mut x, mut back) = if optional {
+                    (get!(f, v.clone(), v), Some(v))
+                } else {
+                    match f.single(ctx, v) {
+                        Ok(x) => (x, None),
+                        e => return e,
+                    }
                 };
                 // like `Path::transpose`: an index that failed fails the whole path
-                let mut keys = alloc::vec::Vec::with_capacity(parts.len());
-                for (part, opt) in parts {
-                    match part.transpose() {
-                        Ok(part) => keys.push((part, opt)),
-                        Err(e) => return Some(Err(e)),
+                let mut parts: [Option<(Part<D::V<'a>>, Opt)>; MAX] = Default::default();
+                for (key, part) in keys.into_iter().zip(parts.iter_mut()) {
+                    if let Some((key, opt)) = key {
+                        match (&x, key.transpose()) {
+                            (Err(_), _) => {}
+                            (Ok(_), Ok(key)) => *part = Some((key, opt)),
+                            (Ok(_), Err(e)) => x = Err(e),
+                        }
                     }
                 }
-                for (part, opt) in keys {
+                let mut x = match x {
+                    Ok(x) => x,
+                    e => return Ok(e),
+                };
+                for (part, opt) in parts.into_iter().flatten() {
                     let r = match part {
-                        Part::Index(i) => v.index(&i),
-                        Part::Range(from, upto) => v.range(from.as_ref()..upto.as_ref()),
+                        Part::Index(i) => x.index(&i),
+                        Part::Range(from, upto) => x.range(from.as_ref()..upto.as_ref()),
                     };
-                    v = match r {
-                        Ok(x) => x,
+                    x = match r {
+                        Ok(y) => y,
                         // an optional part yields nothing on an error: not one output
-                        Err(e) if matches!(opt, Opt::Optional) && !e.is_abort() => return None,
-                        Err(e) => return Some(Err(Exn::from(e))),
+                        Err(e) if matches!(opt, Opt::Optional) && !e.is_abort() => {
+                            match back.take() {
+                                Some(v) => return Err(v),
+                                None => return Ok(Err(Exn::from(e))),
+                            }
+                        }
+                        Err(e) => return Ok(Err(Exn::from(e))),
                     };
                 }
-                Ok(v)
+                Ok(x)
             }
-            _ => return None,
+            _ => return Err(v),
         })
     }
 
@@ -632,11 +698,14 @@ impl Id {
     pub fn run<'a, D: DataT>(&self, cv: Cv<'a, D>) -> ValXs<'a, D::V<'a>> {
         use core::iter::once;
         // (mkfifo patch) a pure term with one output is computed without iterators
-        if may_be_single(cv.0.lut(), self, SINGLE_DEPTH) {
-            if let Some(y) = self.single(&cv) {
-                return box_once(y);
+        let cv = if cv.0.lut().single.get(self.0).copied().unwrap_or(false) {
+            match self.single(&cv.0, cv.1) {
+                Ok(y) => return box_once(y),
+                Err(v) => (cv.0, v),
             }
-        }
+        } else {
+            cv
+        };
         match &cv.0.lut().terms[self.0] {
             Ast::Id => box_once(Ok(cv.1)),
             Ast::Recurse => recurse_run(cv.1, &|v| v.values()),
@@ -656,6 +725,15 @@ impl Id {
 
             // `l | r`
             Ast::Pipe(l, None, r) => {
+                // (mkfifo patch) a single output of `l` goes to `r` without iterators
+                let cv = if cv.0.lut().single.get(l.0).copied().unwrap_or(false) {
+                    match l.single(&cv.0, cv.1) {
+                        Ok(y) => return box_iter::then(y, |y| r.run((cv.0, y))),
+                        Err(v) => (cv.0, v),
+                    }
+                } else {
+                    cv
+                };
                 flat_map_then_with(l.run((cv.0.clone(), cv.1)), cv.0, move |y, ctx| {
                     r.run((ctx, y))
                 })
@@ -743,6 +821,29 @@ impl Id {
                 guarded::<D, _>(guard, def_run(id, call_typ, cvs, Id::run, with_vars, into, from))
             }
             Ast::Native(id, args) => {
+                // (mkfifo patch) arguments with one output each are bound in place
+                let lut = cv.0.lut();
+                let single = |a: &Arg<Id>| match a {
+                    Arg::Var(a) => lut.single.get(a.0).copied().unwrap_or(false),
+                    Arg::Fun(_) => true,
+                };
+                if args.iter().all(single) {
+                    let mut ctx = Some(cv.0.with_vars(Vars::new([])));
+                    for a in args.iter() {
+                        let Some(c) = ctx.take() else { break };
+                        ctx = match a {
+                            Arg::Var(a) => match a.single(&cv.0, cv.1.clone()) {
+                                Ok(Ok(y)) => Some(c.cons_var(y)),
+                                Ok(Err(e)) => return box_once(Err(e)),
+                                Err(_) => None,
+                            },
+                            Arg::Fun(a) => Some(c.cons_fun((*a, cv.0.clone()))),
+                        };
+                    }
+                    if let Some(ctx) = ctx {
+                        return (lut.funs[*id].run)((ctx, cv.1));
+                    }
+                }
                 let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, Clone::clone);
                 flat_map_then(cvs, |cv| (cv.0.lut().funs[*id].run)(cv))
             }
