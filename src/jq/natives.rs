@@ -139,7 +139,7 @@ pub fn all() -> Vec<Fun> {
             v => Val::str(v.to_json()),
         })),
         fun0!("tonumber", tonumber),
-        fun0!("_tojson", |v| {
+        fun0!("tojson", |v| {
             let s = v.to_json();
             spend_bytes(s.len())?;
             Ok(Val::str(s))

@@ -531,27 +531,43 @@ pub(crate) fn mark_single(terms: &[Ast]) -> alloc::vec::Vec<bool> {
 /// (mkfifo patch) Whether the term is built only of terms that [`Id::single`] computes
 /// (up to `depth` levels); variables are checked when the term runs.
 fn may_be_single(terms: &[Ast], id: &Id, depth: usize) -> bool {
-    use crate::path::Part;
-    let sub = |id: &Id| depth > 0 && may_be_single(terms, id, depth - 1);
-    match terms.get(id.0) {
-        None => false,
-        Some(t) => match t {
+    single_kind(terms, id, depth, true)
+}
+
+/// (mkfifo patch) Whether the term is surely computed by [`Id::single`]: built of the
+/// terms that [`may_be_single`] accepts, without variables and optional paths.
+fn surely_single(terms: &[Ast], id: &Id, depth: usize) -> bool {
+    single_kind(terms, id, depth, false)
+}
+
+fn single_kind(terms: &[Ast], id: &Id, depth: usize, maybe: bool) -> bool {
+    use crate::path::{Opt, Part};
+    let sub = |id: &Id| depth > 0 && single_kind(terms, id, depth - 1, maybe);
+    let Some(t) = terms.get(id.0) else {
+        return false;
+    };
+    match t {
         Ast::Id | Ast::ToString | Ast::Int(_) | Ast::Num(_) | Ast::Str(_) | Ast::ObjEmpty => true,
-        Ast::Var(_) => true,
+        Ast::Var(_) => maybe,
         Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => sub(l) && sub(r),
+        Ast::Alt(l, r) | Ast::Pipe(l, None, r) => sub(l) && sub(r),
         Ast::Neg(f) => sub(f),
         Ast::Path(f, path) => {
-            sub(f)
-                && path.0.iter().all(|(part, _)| match part {
-                    Part::Index(i) => sub(i),
-                    Part::Range(None, None) => false,
-                    Part::Range(from, upto) => {
-                        from.as_ref().map_or(true, sub) && upto.as_ref().map_or(true, sub)
-                    }
+            // `Id::single` keeps the keys of up to 4 parts
+            path.0.len() <= 4
+                && sub(f)
+                && path.0.iter().all(|(part, opt)| {
+                    (maybe || matches!(opt, Opt::Essential))
+                        && match part {
+                            Part::Index(i) => sub(i),
+                            Part::Range(None, None) => false,
+                            Part::Range(from, upto) => {
+                                from.as_ref().map_or(true, sub) && upto.as_ref().map_or(true, sub)
+                            }
+                        }
                 })
         }
         _ => false,
-        },
     }
 }
 
@@ -613,6 +629,34 @@ impl Id {
                     e => return e,
                 };
                 (|| Ok(D::V::from(op.run(&x?, &y?))))()
+            }
+            // `l // r`: the output of `l` if it is true or an error, else that of `r`
+            Ast::Alt(l, r) => match get!(l, v.clone(), v) {
+                Ok(x) if !x.as_bool() => match r.single(ctx, v) {
+                    Ok(y) => y,
+                    e => return e,
+                },
+                x => x,
+            },
+            Ast::Pipe(l, None, r) => {
+                // `l` gets the input unless `r` may still turn out not to be single
+                let (y, back) = if surely_single(&ctx.lut().terms, r, SINGLE_DEPTH) {
+                    match l.single(ctx, v) {
+                        Ok(y) => (y, None),
+                        e => return e,
+                    }
+                } else {
+                    (get!(l, v.clone(), v), Some(v))
+                };
+                match y {
+                    Ok(y) => match (r.single(ctx, y), back) {
+                        (Ok(x), _) => x,
+                        (Err(_), Some(v)) => return Err(v),
+                        // `r` was surely single
+                        (Err(_), None) => return Ok(Err(Exn::from(Error::abort()))),
+                    },
+                    Err(e) => Err(e),
+                }
             }
             Ast::Neg(f) => {
                 let x = match f.single(ctx, v) {
