@@ -23,6 +23,7 @@ pub mod host;
 pub mod jq;
 pub mod names;
 pub mod protocol;
+pub mod seeded;
 pub mod shell;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -2,23 +2,7 @@
 //! types and random selector texts, from a seeded generator (about 100k cases).
 
 use mkfifo::envelope::{media_type, parse_query, Selector, Selectors};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
+use mkfifo::seeded::Rng;
 
 const SEEDS: &[&str] = &[
     r#"{"a":{"b":[1,"x\u00e9\ud83d\ude00",{"c d":null}]},"n":-1.5e10,"s":"\\\"","a":[[],{}]}"#,
@@ -82,12 +66,12 @@ const SELECTORS: &[&str] = &[
 fn mutate(rng: &mut Rng, body: &mut Vec<u8>) {
     for _ in 0..rng.below(4) {
         if body.is_empty() {
-            body.push(rng.next() as u8);
+            body.push(rng.next_u64() as u8);
             continue;
         }
         let at = rng.below(body.len());
         match rng.below(5) {
-            0 => body[at] = rng.next() as u8,
+            0 => body[at] = rng.next_u64() as u8,
             1 => {
                 body.remove(at);
             }
@@ -125,7 +109,7 @@ fn never_panics() {
     let mut compiled = 0;
     for case in 0..cases {
         let mut body: Vec<u8> = if rng.chance(15) {
-            (0..rng.below(200)).map(|_| rng.next() as u8).collect()
+            (0..rng.below(200)).map(|_| rng.next_u64() as u8).collect()
         } else {
             SEEDS[rng.below(SEEDS.len())].as_bytes().to_vec()
         };

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use mkfifo::envelope::{Selector, Selectors};
+use mkfifo::seeded::Rng;
 
 fn reference_jq() -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::env::var("MKFIFO_REF_PATH")
@@ -25,26 +26,6 @@ fn reference_jq() -> Option<PathBuf> {
         .find(|p| p.is_file())?;
     let out = Command::new(&jq).arg("--version").output().ok()?;
     (out.stdout.starts_with(b"jq-1.7.1")).then_some(jq)
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 const NUMBERS: &[&str] = &[
@@ -159,7 +140,7 @@ fn gen_string(rng: &mut Rng, bad_utf8: bool) -> Vec<u8> {
                 b"\xf4\x90\x80\x80",
                 b"\x80",
             ];
-            let piece: &&[u8] = rng.pick(bad);
+            let piece: &[u8] = rng.pick(bad);
             s.extend_from_slice(piece);
         }
     }
@@ -169,7 +150,7 @@ fn gen_string(rng: &mut Rng, bad_utf8: bool) -> Vec<u8> {
 fn ws(rng: &mut Rng, out: &mut Vec<u8>) {
     if rng.chance(15) {
         let blanks: &[&[u8]] = &[b" ", b"\n", b"\t ", b"\r\n  "];
-        let blank: &&[u8] = rng.pick(blanks);
+        let blank: &[u8] = rng.pick(blanks);
         out.extend_from_slice(blank);
     }
 }
@@ -197,7 +178,7 @@ fn gen_value(rng: &mut Rng, depth: u32, bad_utf8: bool) -> Value {
             Value::Scalar(rng.pick(words).to_vec())
         }
         3 => Value::Scalar(
-            (rng.next() as i64 >> rng.below(60))
+            (rng.next_u64() as i64 >> rng.below(60))
                 .to_string()
                 .into_bytes(),
         ),
@@ -312,7 +293,7 @@ fn gen_path(rng: &mut Rng, root: &Value) -> String {
             }
             _ => match rng.below(10) {
                 0..=3 => {
-                    let key = *rng.pick(KEYS);
+                    let key = rng.pick(KEYS);
                     (key_step(rng, key), None)
                 }
                 4..=5 => (format!("[{}]", idx(rng)), None),

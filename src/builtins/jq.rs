@@ -480,6 +480,8 @@ fn stream_events(
 }
 
 fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Result<Status> {
+    // `localtime`, `strflocaltime` and `%Z` read the zone from TZ, as jq does.
+    crate::jq::time::set_tz(ctx.vars.get(b"TZ"));
     // global variables: $ENV, $__prog_name..., named args, $ARGS
     let mut names: Vec<String> = vec!["$ENV".into(), "$ARGS".into()];
     let mut env = Map::default();

@@ -20,7 +20,7 @@ mod basenc;
 mod cat;
 mod curl;
 mod cut;
-mod date;
+pub(crate) mod date;
 mod dirname;
 mod echo;
 mod expand;

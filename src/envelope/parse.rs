@@ -267,21 +267,8 @@ mod tests {
 #[cfg(test)]
 mod fuzz {
     use super::*;
+    use crate::seeded::Rng;
     use crate::shell::Shell;
-
-    /// A small xorshift generator: the cases are the same on every run.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
 
     const PIECES: &[&str] = &[
         "To: ",

@@ -20,7 +20,7 @@ mod ops;
 mod parse;
 mod paths;
 mod regex;
-mod time;
+pub(crate) mod time;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

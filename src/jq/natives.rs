@@ -501,7 +501,7 @@ pub fn all() -> Vec<Fun> {
         fun1!("strptime", |v, f| time::strptime(&v, &f)),
         fun0!("mktime", |v| time::mktime(&v)),
         fun0!("gmtime", |v| time::gmtime(&v)),
-        fun0!("_localtime", |v| time::gmtime(&v)),
+        fun0!("_localtime", |v| time::localtime(&v)),
         fun0!("frexp", |v| {
             let x = need_num(&v)?;
             let (m, e) = libm::frexp(x);

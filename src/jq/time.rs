@@ -4,8 +4,11 @@
 
 use jaq_core::ValR;
 
+use std::cell::RefCell;
+
 use super::ops::err;
 use super::value::Val;
+use crate::builtins::date::tz::Zone;
 use crate::calendar::{self, is_leap, DAYS, MONTHS};
 
 /// Days from 1970-01-01; the years here come from C `int`s, far inside the calendar's range.
@@ -48,11 +51,16 @@ struct Tm {
 /// `gmtime`: `None` where glibc's fails (the time does not fit a `time_t`, or its year
 /// an `int`).
 fn from_secs(t: f64) -> Option<Tm> {
+    from_secs_at(t, 0)
+}
+
+/// [`from_secs`] on clocks `offset` seconds ahead of UTC.
+fn from_secs_at(t: f64, offset: i64) -> Option<Tm> {
     if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&t) {
         return None;
     }
     // jq converts to `time_t` (truncating) and adds back `t - floor(t)` as a fraction.
-    let s = t.trunc() as i64;
+    let s = (t.trunc() as i64).checked_add(offset)?;
     let frac = t - t.floor();
     let days = s.div_euclid(86_400);
     let rem = s.rem_euclid(86_400);
@@ -130,6 +138,91 @@ fn timegm(tm: &Tm) -> i64 {
         + tm.sec.floor() as i64
 }
 
+/// The local time of a jq run, as the C library keeps it for a jq process.
+#[derive(Default)]
+struct Local {
+    /// `TZ`, and the zone it names once a function asked for it.
+    tz: Option<Vec<u8>>,
+    zone: Option<Zone>,
+    /// glibc's `tzname[0]` where a `localtime` has set it: the abbreviation of standard
+    /// time at the last moment converted (`LMT` before a zone's first rule).
+    tzname0: Option<String>,
+}
+
+thread_local! {
+    static LOCAL: RefCell<Local> = RefCell::new(Local::default());
+}
+
+/// Starts a jq run whose `TZ` is `tz` (`None`: unset, which is UTC).
+pub fn set_tz(tz: Option<&[u8]>) {
+    LOCAL.with(|local| {
+        let mut local = local.borrow_mut();
+        if local.tz.as_deref() != tz {
+            local.tz = tz.map(<[u8]>::to_vec);
+            local.zone = None;
+        }
+        local.tzname0 = None;
+    });
+}
+
+fn with_local<R>(f: impl FnOnce(&Zone, &mut Option<String>) -> R) -> R {
+    LOCAL.with(|local| {
+        let mut local = local.borrow_mut();
+        let Local { tz, zone, tzname0 } = &mut *local;
+        f(
+            zone.get_or_insert_with(|| Zone::from_tz(tz.as_deref())),
+            tzname0,
+        )
+    })
+}
+
+/// The abbreviation of the standard (not DST) time in force at `t` or last before it.
+fn standard_abbrev(z: &Zone, t: i64) -> String {
+    let now = z.info(t);
+    if !now.dst {
+        return now.abbrev;
+    }
+    (1..=24)
+        .map(|months| z.info(t.saturating_sub(months * 30 * 86_400)))
+        .find(|i| !i.dst)
+        .map_or(now.abbrev, |i| i.abbrev)
+}
+
+/// `localtime`: `gmtime` on the zone's clocks at that moment.
+fn local_secs(t: f64) -> Option<Tm> {
+    if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&t) {
+        return None;
+    }
+    let secs = t.trunc() as i64;
+    let offset = with_local(|z, tzname0| {
+        *tzname0 = Some(standard_abbrev(z, secs));
+        z.info(secs).offset
+    });
+    from_secs_at(t, i64::from(offset))
+}
+
+/// What `%Z` prints: jq hands strftime a time without a zone, so glibc prints
+/// `tzname[0]`, the zone's standard time (`CET` in Berlin, in summer too) as `TZ` sets it
+/// or as the last `localtime` left it.
+fn zone_name() -> String {
+    with_local(|z, tzname0| {
+        // The lasting rules: those of a year far ahead.
+        const JAN_2100: i64 = 4_102_444_800;
+        tzname0
+            .clone()
+            .unwrap_or_else(|| standard_abbrev(z, JAN_2100))
+    })
+}
+
+pub fn localtime(v: &Val) -> ValR<Val, Val> {
+    match v.as_f64() {
+        Some(t) => local_secs(t)
+            .map(|tm| to_val(&tm))
+            .map_or_else(|| err(GMTIME_FAILED), Ok),
+        None => err("localtime() requires numeric inputs"),
+    }
+}
+
 pub fn gmtime(v: &Val) -> ValR<Val, Val> {
     match v.as_f64() {
         Some(t) => from_secs(t)
@@ -144,7 +237,13 @@ pub fn mktime(v: &Val) -> ValR<Val, Val> {
         return err("mktime requires array inputs");
     }
     let tm = from_val(v, "mktime")?;
-    Ok(Val::Num(timegm(&tm) as f64))
+    // jq takes the C library's error codes for errors, so the second before the epoch
+    // and the one before it are errors too.
+    match timegm(&tm) {
+        -1 => err("invalid gmtime representation"),
+        -2 => err("mktime not supported on this platform"),
+        t => Ok(Val::Num(t as f64)),
+    }
 }
 
 fn iso_week(tm: &Tm) -> (i64, i64) {
@@ -173,10 +272,12 @@ pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
         "strftime/1"
     };
     let tm = match v {
-        Val::Num(_) | Val::Lit(_) => match from_secs(v.as_f64().unwrap_or(0.0)) {
-            Some(tm) => tm,
-            None => return err(GMTIME_FAILED),
-        },
+        Val::Num(_) | Val::Lit(_) => {
+            match if local { local_secs } else { from_secs }(v.as_f64().unwrap_or(0.0)) {
+                Some(tm) => tm,
+                None => return err(GMTIME_FAILED),
+            }
+        }
         Val::Arr(_) => from_val(v, name)?,
         _ => return err(format!("{name} requires parsed datetime inputs")),
     };
@@ -210,7 +311,7 @@ pub fn strftime(v: &Val, fmt: &Val, local: bool) -> ValR<Val, Val> {
             'M' => format!("{:02}", tm.min),
             'S' => format!("{sec:02}"),
             'j' => format!("{:03}", tm.yday + 1),
-            'Z' => "UTC".into(),
+            'Z' => zone_name(),
             'z' => "+0000".into(),
             'a' => DAYS[tm.wday.rem_euclid(7) as usize][..3].into(),
             'A' => DAYS[tm.wday.rem_euclid(7) as usize].into(),

@@ -132,6 +132,7 @@ FILTERS = [
     "try (1e18 | gmtime) catch .", "try (1e300 | strftime(\"%Y\")) catch .", "-1.5 | gmtime",
     "67767976233532799 | gmtime", "[1e18,0,1,0,0,0,0,0] | mktime, todate, strftime(\"%c\")",
     "[2024,1e12,1,0,0,1e12,0,0] | mktime", "[nan,0,1,0,0,-1.5,0,0] | mktime, strftime(\"%Y %S\")",
+    "-1, -2, -3 | try (gmtime | mktime) catch .", "try (\"1969-12-31T23:59:59Z\" | fromdate) catch .",
     "\"10:15 2020-01-02\" | strptime(\"%H:%M %Y-%m-%d\")", "now | type", "builtins | length",
     "[builtins | select(startswith(\"to\"))] | sort", "\"a\" * 0, \"a\" * -1, \"ab\" * 2.5",
     "tostring | ascii_downcase | explode | length", "splits", "foo", "$x", ".a[", "1 +", "}",
@@ -185,3 +186,13 @@ def cases(rng):
                     (["-n"], "1, error(\"x\"), 2"), (["-ne"], "false"), (["-ne"], "empty"),
                     (["-ne"], "1"), (["-n", "--raw-output0"], "\"a\", \"b\""), (["-n"], "halt")]:
         yield case(rng, f, "", opts)
+    # local time: TZ names a zone (also one with DST in the south, and a POSIX rule)
+    moments = ["0", "-1.5", "1700000000.25", "1690000000", "1e10", "-1e10", "1e18"]
+    for tz in ["Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Sydney",
+               "America/St_Johns", "EST5EDT", "UTC", "CET-1CEST,M3.5.0,M10.5.0/3", "FOO3"]:
+        for t in rng.sample(moments, 4):
+            for f in ["localtime", "localtime | mktime", "strflocaltime(\"%c %Z %z %j\")",
+                      "strftime(\"%Z\")", "try localtime catch .", "localtime | todate"]:
+                c = case(rng, f"{t} | {f}", "", ["-nc"])
+                c["script"] = f"TZ={shlex.quote(tz)} {c['script']}"
+                yield c

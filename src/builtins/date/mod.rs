@@ -4,7 +4,7 @@
 
 mod format;
 mod parse;
-mod tz;
+pub(crate) mod tz;
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::Ctx;

@@ -206,19 +206,7 @@ fn steps_are_spent() {
 }
 
 /// A small deterministic generator for the no-panic tests.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
+use crate::seeded::Rng;
 
 #[test]
 fn no_panic_on_odd_input() {
@@ -298,7 +286,7 @@ fn no_panic_on_odd_input() {
     ];
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for _ in 0..3000 {
-        let n = 1 + rng.next() % 8;
+        let n = 1 + rng.next_u64() % 8;
         let s: String = (0..n)
             .map(|_| rng.pick(&pieces))
             .collect::<Vec<_>>()

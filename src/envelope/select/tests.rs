@@ -567,18 +567,7 @@ fn html_entities_across_chunks() {
 /// selectors and through the reference implementation: the values are equal.
 #[test]
 fn html_differential() {
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-            xs[self.below(xs.len())]
-        }
-    }
+    use crate::seeded::Rng;
     const TAGS: &[&str] = &[
         "p", "p", "li", "li", "ul", "ol", "dl", "dt", "dd", "table", "tbody", "tr", "tr", "td",
         "td", "th", "div", "div", "span", "b", "option", "optgroup", "select", "menu", "h1",
