@@ -302,7 +302,7 @@ where
     F: Fn(Cv<'a, D>, D::V<'a>) -> ValXs<'a, T, D::V<'a>> + 'a,
 {
     // (mkfifo patch) a single output of `l` goes to `r` without iterators
-    if cv.0.lut().single.get(l.0).copied().unwrap_or(false) {
+    if maybe_single(cv.0.lut(), l) {
         if let Ok(y) = l.single(&cv.0, cv.1.clone()) {
             return box_iter::then(y, |y| r(cv, y));
         }
@@ -518,57 +518,95 @@ impl<D: DataT> Native<D> {
     }
 }
 
-/// (mkfifo patch) How deep [`may_be_single`] looks into a term.
-const SINGLE_DEPTH: usize = 4;
+/// (mkfifo patch) How tall a term that [`Id::single`] computes may be.
+const SINGLE_HEIGHT: u8 = 32;
+/// (mkfifo patch) [`Lut::single`]: [`Id::single`] may compute the term (its variables
+/// are checked when it runs) ...
+const MAYBE: u8 = 1;
+/// ... or surely computes it (no variables, no optional paths).
+const SURELY: u8 = 2;
 
-/// (mkfifo patch) For every term, whether [`may_be_single`].
-pub(crate) fn mark_single(terms: &[Ast]) -> alloc::vec::Vec<bool> {
+/// (mkfifo patch) Whether [`Id::single`] may compute the term.
+fn maybe_single<F>(lut: &crate::compile::Lut<F>, id: &Id) -> bool {
+    lut.single.get(id.0).is_some_and(|k| *k >= MAYBE)
+}
+
+/// (mkfifo patch) Whether [`Id::single`] surely computes the term.
+fn surely_single<F>(lut: &crate::compile::Lut<F>, id: &Id) -> bool {
+    lut.single.get(id.0).is_some_and(|k| *k == SURELY)
+}
+
+/// (mkfifo patch) For every term, whether [`Id::single`] may (or surely does) compute it:
+/// the terms that it handles, of height up to [`SINGLE_HEIGHT`].
+pub(crate) fn mark_single(terms: &[Ast]) -> alloc::vec::Vec<u8> {
+    let mut memo = alloc::vec![None; terms.len()];
     (0..terms.len())
-        .map(|i| may_be_single(terms, &Id(i), SINGLE_DEPTH))
+        .map(|i| mark(terms, &mut memo, &Id(i), 0).0)
         .collect()
 }
 
-/// (mkfifo patch) Whether the term is built only of terms that [`Id::single`] computes
-/// (up to `depth` levels); variables are checked when the term runs.
-fn may_be_single(terms: &[Ast], id: &Id, depth: usize) -> bool {
-    single_kind(terms, id, depth, true)
-}
-
-/// (mkfifo patch) Whether the term is surely computed by [`Id::single`]: built of the
-/// terms that [`may_be_single`] accepts, without variables and optional paths.
-fn surely_single(terms: &[Ast], id: &Id, depth: usize) -> bool {
-    single_kind(terms, id, depth, false)
-}
-
-fn single_kind(terms: &[Ast], id: &Id, depth: usize, maybe: bool) -> bool {
+/// The kind (0, [`MAYBE`] or [`SURELY`]) and height of a term, remembered in `memo`.
+fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> (u8, u8) {
     use crate::path::{Opt, Part};
-    let sub = |id: &Id| depth > 0 && single_kind(terms, id, depth - 1, maybe);
-    let Some(t) = terms.get(id.0) else {
-        return false;
-    };
-    match t {
-        Ast::Id | Ast::ToString | Ast::Int(_) | Ast::Num(_) | Ast::Str(_) | Ast::ObjEmpty => true,
-        Ast::Var(_) => maybe,
-        Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => sub(l) && sub(r),
-        Ast::Alt(l, r) | Ast::Pipe(l, None, r) => sub(l) && sub(r),
-        Ast::Neg(f) => sub(f),
-        Ast::Path(f, path) => {
-            // `Id::single` keeps the keys of up to 4 parts
-            path.0.len() <= 4
-                && sub(f)
-                && path.0.iter().all(|(part, opt)| {
-                    (maybe || matches!(opt, Opt::Essential))
-                        && match part {
-                            Part::Index(i) => sub(i),
-                            Part::Range(None, None) => false,
-                            Part::Range(from, upto) => {
-                                from.as_ref().map_or(true, sub) && upto.as_ref().map_or(true, sub)
-                            }
-                        }
-                })
-        }
-        _ => false,
+    const NO: (u8, u8) = (0, 0);
+    if let Some(Some(m)) = memo.get(id.0) {
+        return *m;
     }
+    // far down a deep term: not remembered, for the term may be looked at on its own
+    if depth > 2 * SINGLE_HEIGHT as usize {
+        return NO;
+    }
+    let mut all = |ids: &[Option<&Id>]| {
+        let (mut kind, mut height) = (SURELY, 0);
+        for id in ids.iter().flatten() {
+            let (k, h) = mark(terms, memo, id, depth + 1);
+            kind = kind.min(k);
+            height = height.max(h + 1);
+        }
+        if kind == 0 {
+            NO
+        } else {
+            (kind, height)
+        }
+    };
+    let r = match terms.get(id.0) {
+        None => NO,
+        Some(t) => match t {
+            Ast::Id | Ast::ToString | Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => (SURELY, 0),
+            Ast::ObjEmpty => (SURELY, 0),
+            Ast::Var(_) => (MAYBE, 0),
+            Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => {
+                all(&[Some(l), Some(r)])
+            }
+            Ast::Alt(l, r) | Ast::Pipe(l, None, r) => all(&[Some(l), Some(r)]),
+            Ast::Neg(f) => all(&[Some(f)]),
+            // `Id::single` keeps the keys of up to 4 parts
+            Ast::Path(f, path) if path.0.len() <= 4 => {
+                let mut ids = [None; 9];
+                ids[0] = Some(f);
+                let mut ok = true;
+                for (j, (part, _)) in path.0.iter().enumerate() {
+                    match part {
+                        Part::Index(i) => ids[1 + 2 * j] = Some(i),
+                        Part::Range(None, None) => ok = false,
+                        Part::Range(from, upto) => {
+                            ids[1 + 2 * j] = from.as_ref();
+                            ids[2 + 2 * j] = upto.as_ref();
+                        }
+                    }
+                }
+                let (kind, height) = if ok { all(&ids) } else { NO };
+                let optional = path.0.iter().any(|(_, opt)| matches!(opt, Opt::Optional));
+                (if optional { kind.min(MAYBE) } else { kind }, height)
+            }
+            _ => NO,
+        },
+    };
+    let r = if r.1 > SINGLE_HEIGHT { NO } else { r };
+    if let Some(m) = memo.get_mut(id.0) {
+        *m = Some(r);
+    }
+    r
 }
 
 impl Id {
@@ -640,7 +678,7 @@ impl Id {
             },
             Ast::Pipe(l, None, r) => {
                 // `l` gets the input unless `r` may still turn out not to be single
-                let (y, back) = if surely_single(&ctx.lut().terms, r, SINGLE_DEPTH) {
+                let (y, back) = if surely_single(ctx.lut(), r) {
                     match l.single(ctx, v) {
                         Ok(y) => (y, None),
                         e => return e,
@@ -742,7 +780,7 @@ impl Id {
     pub fn run<'a, D: DataT>(&self, cv: Cv<'a, D>) -> ValXs<'a, D::V<'a>> {
         use core::iter::once;
         // (mkfifo patch) a pure term with one output is computed without iterators
-        let cv = if cv.0.lut().single.get(self.0).copied().unwrap_or(false) {
+        let cv = if maybe_single(cv.0.lut(), self) {
             match self.single(&cv.0, cv.1) {
                 Ok(y) => return box_once(y),
                 Err(v) => (cv.0, v),
@@ -770,7 +808,7 @@ impl Id {
             // `l | r`
             Ast::Pipe(l, None, r) => {
                 // (mkfifo patch) a single output of `l` goes to `r` without iterators
-                let cv = if cv.0.lut().single.get(l.0).copied().unwrap_or(false) {
+                let cv = if maybe_single(cv.0.lut(), l) {
                     match l.single(&cv.0, cv.1) {
                         Ok(y) => return box_iter::then(y, |y| r.run((cv.0, y))),
                         Err(v) => (cv.0, v),
@@ -868,7 +906,7 @@ impl Id {
                 // (mkfifo patch) arguments with one output each are bound in place
                 let lut = cv.0.lut();
                 let single = |a: &Arg<Id>| match a {
-                    Arg::Var(a) => lut.single.get(a.0).copied().unwrap_or(false),
+                    Arg::Var(a) => maybe_single(lut, a),
                     Arg::Fun(_) => true,
                 };
                 if args.iter().all(single) {
