@@ -475,6 +475,8 @@ pub struct Native<D: DataT + ?Sized> {
     update: UpdatePtr<D>,
     /// (mkfifo patch) whether `paths` was given
     has_paths: bool,
+    /// (mkfifo patch) whether `run` always yields exactly one value, without side effects
+    pure: bool,
 }
 
 type IdRunFn<'a, D, T> = fn(&Id, Cv<'a, D, T>) -> ValXs<'a, T, <D as DataT>::V<'a>>;
@@ -498,7 +500,14 @@ impl<D: DataT> Native<D> {
             paths: |cv| box_once(Err(Exn::from(Error::path_expr(cv.1 .0)))),
             update: |cv, _| box_once(Err(Exn::from(Error::path_expr(cv.1)))),
             has_paths: false,
+            pure: false,
         }
+    }
+
+    /// (mkfifo patch) Declare that `run` always yields exactly one value and has no
+    /// side effects (beyond spending steps), so that [`Id::single`] may call it.
+    pub const fn pure(self) -> Self {
+        Self { pure: true, ..self }
     }
 
     /// Specify a paths function (used for `path(...)`).
@@ -580,6 +589,21 @@ fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> 
             }
             Ast::Alt(l, r) | Ast::Pipe(l, None, r) => all(&[Some(l), Some(r)]),
             Ast::Neg(f) => all(&[Some(f)]),
+            Ast::Logic(l, _, r) => all(&[Some(l), Some(r)]),
+            Ast::Ite(c, t, e) => all(&[Some(c), Some(t), Some(e)]),
+            // whether the native is pure is checked when it runs
+            Ast::Native(_, args) if args.len() <= 4 => {
+                let mut ids = [None; 4];
+                let mut ok = true;
+                for (a, id) in args.iter().zip(ids.iter_mut()) {
+                    match a {
+                        Arg::Var(a) => *id = Some(a),
+                        Arg::Fun(_) => ok = false,
+                    }
+                }
+                let (kind, height) = if ok { all(&ids) } else { NO };
+                (kind.min(MAYBE), height)
+            }
             // `Id::single` keeps the keys of up to 4 parts
             Ast::Path(f, path) if path.0.len() <= 4 => {
                 let mut ids = [None; 9];
@@ -696,6 +720,42 @@ impl Id {
                     Err(e) => Err(e),
                 }
             }
+            // a pure native: its arguments first, in order
+            Ast::Native(id, args) => {
+                let lut = ctx.lut();
+                let Some(f) = lut.funs.get(*id).filter(|f| f.pure) else {
+                    return Err(v);
+                };
+                let mut c = ctx.with_vars(Vars::new([]));
+                for a in args.iter() {
+                    let Arg::Var(a) = a else { return Err(v) };
+                    match get!(a, v.clone(), v) {
+                        Ok(y) => c = c.cons_var(y),
+                        Err(e) => return Ok(Err(e)),
+                    }
+                }
+                match (f.run)((c, v)).next() {
+                    Some(y) => y,
+                    // not the one value it promised
+                    None => Err(Exn::from(Error::abort())),
+                }
+            }
+            // `l and r`, `l or r`: `r` only when `l` does not decide
+            Ast::Logic(l, stop, r) => match get!(l, v.clone(), v) {
+                Ok(x) if x.as_bool() == *stop => Ok(D::V::from(*stop)),
+                Ok(_) => match r.single(ctx, v) {
+                    Ok(y) => y.map(|y| D::V::from(y.as_bool())),
+                    e => return e,
+                },
+                Err(e) => Err(e),
+            },
+            Ast::Ite(c, t, e) => match get!(c, v.clone(), v) {
+                Ok(x) => match if x.as_bool() { t } else { e }.single(ctx, v) {
+                    Ok(y) => y,
+                    e => return e,
+                },
+                Err(e) => Err(e),
+            },
             Ast::Neg(f) => {
                 let x = match f.single(ctx, v) {
                     Ok(x) => x,
