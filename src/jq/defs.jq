@@ -16,7 +16,6 @@ def iterables: select(type == "array" or type == "object");
 def scalars: select(type != "array" and type != "object");
 def nan: 0 | _nan;
 def infinite: 0 | _infinite;
-def tojson: _tojson;
 def error(msg): msg as $m | _error($m);
 def error: _error(.);
 def isinfinite: if type == "number" then (. == infinite or . == -infinite) else error("\(type) (\(tojson)) number required") end;

@@ -56,6 +56,9 @@ fn data<'a>(cv: &Cv<'a, Jq>) -> &'a RunData<'a> {
     cv.0.data()
 }
 
+// The natives of these macros compute one value from their input and arguments, with no
+// side effects: `.pure()` lets jaq-core call them in place (see docs/jq.md).
+
 /// `def name: f(.)` over numbers.
 macro_rules! math1 {
     ($name:expr, $f:expr) => {
@@ -65,7 +68,8 @@ macro_rules! math1 {
             Native::new(|cv| {
                 let f: fn(f64) -> f64 = $f;
                 once(need_num(&cv.1).map(|x| Val::Num(f(x))))
-            }),
+            })
+            .pure(),
         )
     };
 }
@@ -80,7 +84,8 @@ macro_rules! math2 {
                 let a = cv.0.pop_var();
                 let f: fn(f64, f64) -> f64 = $f;
                 once(need_num(&a).and_then(|a| need_num(&b).map(|b| Val::Num(f(a, b)))))
-            }),
+            })
+            .pure(),
         )
     };
 }
@@ -93,7 +98,8 @@ macro_rules! fun0 {
             Native::new(|cv| {
                 let f: fn(V) -> ValR<V, V> = $f;
                 once(f(cv.1))
-            }),
+            })
+            .pure(),
         )
     };
 }
@@ -107,7 +113,8 @@ macro_rules! fun1 {
                 let a = cv.0.pop_var();
                 let f: fn(V, V) -> ValR<V, V> = $f;
                 once(f(cv.1, a))
-            }),
+            })
+            .pure(),
         )
     };
 }
@@ -139,7 +146,7 @@ pub fn all() -> Vec<Fun> {
             v => Val::str(v.to_json()),
         })),
         fun0!("tonumber", tonumber),
-        fun0!("_tojson", |v| {
+        fun0!("tojson", |v| {
             let s = v.to_json();
             spend_bytes(s.len())?;
             Ok(Val::str(s))

@@ -49,6 +49,12 @@ fn call<'s>(name: &'s str, args: Vec<T<'s>>) -> T<'s> {
     Term::Call(name, args)
 }
 
+/// `true` as `0 == 0`, `false` as `0 != 0` (how jaq's prelude defines them).
+fn constant_bool<'s>(op: Cmp) -> T<'s> {
+    let zero = || Box::new(Term::Num("0"));
+    Term::BinOp(zero(), BinaryOp::Cmp(op), zero())
+}
+
 fn pipe<'s>(l: T<'s>, r: T<'s>) -> T<'s> {
     Term::BinOp(Box::new(l), BinaryOp::Pipe(None), Box::new(r))
 }
@@ -730,7 +736,13 @@ impl<'s> Parser<'s> {
                         self.expect_sym(";")?;
                     }
                 }
-                call(name, args)
+                match (name, args.is_empty()) {
+                    // constants in jq's grammar, whatever a program defines: computed in
+                    // place rather than called
+                    ("true", true) => constant_bool(Cmp::Eq),
+                    ("false", true) => constant_bool(Cmp::Ne),
+                    _ => call(name, args),
+                }
             }
             _ => return self.unexpected(t),
         })

@@ -30,9 +30,9 @@ pub struct Lut<F> {
     /// `terms[tid]` yields the term corresponding to the term ID `tid`
     pub(crate) terms: Vec<Term>,
     pub(crate) funs: Vec<F>,
-    /// (mkfifo patch) `single[tid]`: whether the term may be computed by `Id::single`
-    /// (see [`crate::filter::may_be_single`]), filled in when compiling is done
-    pub(crate) single: Vec<bool>,
+    /// (mkfifo patch) `single[tid]`: whether `Id::single` may compute the term (see
+    /// `crate::filter::mark_single`), filled in when compiling is done
+    pub(crate) single: Vec<u8>,
 }
 
 impl<F> Default for Filter<F> {

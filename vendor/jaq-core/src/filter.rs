@@ -302,7 +302,7 @@ where
     F: Fn(Cv<'a, D>, D::V<'a>) -> ValXs<'a, T, D::V<'a>> + 'a,
 {
     // (mkfifo patch) a single output of `l` goes to `r` without iterators
-    if cv.0.lut().single.get(l.0).copied().unwrap_or(false) {
+    if maybe_single(cv.0.lut(), l) {
         if let Ok(y) = l.single(&cv.0, cv.1.clone()) {
             return box_iter::then(y, |y| r(cv, y));
         }
@@ -475,6 +475,8 @@ pub struct Native<D: DataT + ?Sized> {
     update: UpdatePtr<D>,
     /// (mkfifo patch) whether `paths` was given
     has_paths: bool,
+    /// (mkfifo patch) whether `run` always yields exactly one value, without side effects
+    pure: bool,
 }
 
 type IdRunFn<'a, D, T> = fn(&Id, Cv<'a, D, T>) -> ValXs<'a, T, <D as DataT>::V<'a>>;
@@ -498,7 +500,14 @@ impl<D: DataT> Native<D> {
             paths: |cv| box_once(Err(Exn::from(Error::path_expr(cv.1 .0)))),
             update: |cv, _| box_once(Err(Exn::from(Error::path_expr(cv.1)))),
             has_paths: false,
+            pure: false,
         }
+    }
+
+    /// (mkfifo patch) Declare that `run` always yields exactly one value and has no
+    /// side effects (beyond spending steps), so that [`Id::single`] may call it.
+    pub const fn pure(self) -> Self {
+        Self { pure: true, ..self }
     }
 
     /// Specify a paths function (used for `path(...)`).
@@ -518,41 +527,110 @@ impl<D: DataT> Native<D> {
     }
 }
 
-/// (mkfifo patch) How deep [`may_be_single`] looks into a term.
-const SINGLE_DEPTH: usize = 4;
+/// (mkfifo patch) How tall a term that [`Id::single`] computes may be.
+const SINGLE_HEIGHT: u8 = 32;
+/// (mkfifo patch) [`Lut::single`]: [`Id::single`] may compute the term (its variables
+/// are checked when it runs) ...
+const MAYBE: u8 = 1;
+/// ... or surely computes it (no variables, no optional paths).
+const SURELY: u8 = 2;
 
-/// (mkfifo patch) For every term, whether [`may_be_single`].
-pub(crate) fn mark_single(terms: &[Ast]) -> alloc::vec::Vec<bool> {
+/// (mkfifo patch) Whether [`Id::single`] may compute the term.
+fn maybe_single<F>(lut: &crate::compile::Lut<F>, id: &Id) -> bool {
+    lut.single.get(id.0).is_some_and(|k| *k >= MAYBE)
+}
+
+/// (mkfifo patch) Whether [`Id::single`] surely computes the term.
+fn surely_single<F>(lut: &crate::compile::Lut<F>, id: &Id) -> bool {
+    lut.single.get(id.0).is_some_and(|k| *k == SURELY)
+}
+
+/// (mkfifo patch) For every term, whether [`Id::single`] may (or surely does) compute it:
+/// the terms that it handles, of height up to [`SINGLE_HEIGHT`].
+pub(crate) fn mark_single(terms: &[Ast]) -> alloc::vec::Vec<u8> {
+    let mut memo = alloc::vec![None; terms.len()];
     (0..terms.len())
-        .map(|i| may_be_single(terms, &Id(i), SINGLE_DEPTH))
+        .map(|i| mark(terms, &mut memo, &Id(i), 0).0)
         .collect()
 }
 
-/// (mkfifo patch) Whether the term is built only of terms that [`Id::single`] computes
-/// (up to `depth` levels); variables are checked when the term runs.
-fn may_be_single(terms: &[Ast], id: &Id, depth: usize) -> bool {
-    use crate::path::Part;
-    let sub = |id: &Id| depth > 0 && may_be_single(terms, id, depth - 1);
-    match terms.get(id.0) {
-        None => false,
-        Some(t) => match t {
-        Ast::Id | Ast::ToString | Ast::Int(_) | Ast::Num(_) | Ast::Str(_) | Ast::ObjEmpty => true,
-        Ast::Var(_) => true,
-        Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => sub(l) && sub(r),
-        Ast::Neg(f) => sub(f),
-        Ast::Path(f, path) => {
-            sub(f)
-                && path.0.iter().all(|(part, _)| match part {
-                    Part::Index(i) => sub(i),
-                    Part::Range(None, None) => false,
-                    Part::Range(from, upto) => {
-                        from.as_ref().map_or(true, sub) && upto.as_ref().map_or(true, sub)
-                    }
-                })
-        }
-        _ => false,
-        },
+/// The kind (0, [`MAYBE`] or [`SURELY`]) and height of a term, remembered in `memo`.
+fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> (u8, u8) {
+    use crate::path::{Opt, Part};
+    const NO: (u8, u8) = (0, 0);
+    if let Some(Some(m)) = memo.get(id.0) {
+        return *m;
     }
+    // far down a deep term: not remembered, for the term may be looked at on its own
+    if depth > 2 * SINGLE_HEIGHT as usize {
+        return NO;
+    }
+    let mut all = |ids: &[Option<&Id>]| {
+        let (mut kind, mut height) = (SURELY, 0);
+        for id in ids.iter().flatten() {
+            let (k, h) = mark(terms, memo, id, depth + 1);
+            kind = kind.min(k);
+            height = height.max(h + 1);
+        }
+        if kind == 0 {
+            NO
+        } else {
+            (kind, height)
+        }
+    };
+    let r = match terms.get(id.0) {
+        None => NO,
+        Some(t) => match t {
+            Ast::Id | Ast::ToString | Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => (SURELY, 0),
+            Ast::ObjEmpty => (SURELY, 0),
+            Ast::Var(_) => (MAYBE, 0),
+            Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => {
+                all(&[Some(l), Some(r)])
+            }
+            Ast::Alt(l, r) | Ast::Pipe(l, None, r) => all(&[Some(l), Some(r)]),
+            Ast::Neg(f) => all(&[Some(f)]),
+            Ast::Logic(l, _, r) => all(&[Some(l), Some(r)]),
+            Ast::Ite(c, t, e) => all(&[Some(c), Some(t), Some(e)]),
+            // whether the native is pure is checked when it runs
+            Ast::Native(_, args) if args.len() <= 4 => {
+                let mut ids = [None; 4];
+                let mut ok = true;
+                for (a, id) in args.iter().zip(ids.iter_mut()) {
+                    match a {
+                        Arg::Var(a) => *id = Some(a),
+                        Arg::Fun(_) => ok = false,
+                    }
+                }
+                let (kind, height) = if ok { all(&ids) } else { NO };
+                (kind.min(MAYBE), height)
+            }
+            // `Id::single` keeps the keys of up to 4 parts
+            Ast::Path(f, path) if path.0.len() <= 4 => {
+                let mut ids = [None; 9];
+                ids[0] = Some(f);
+                let mut ok = true;
+                for (j, (part, _)) in path.0.iter().enumerate() {
+                    match part {
+                        Part::Index(i) => ids[1 + 2 * j] = Some(i),
+                        Part::Range(None, None) => ok = false,
+                        Part::Range(from, upto) => {
+                            ids[1 + 2 * j] = from.as_ref();
+                            ids[2 + 2 * j] = upto.as_ref();
+                        }
+                    }
+                }
+                let (kind, height) = if ok { all(&ids) } else { NO };
+                let optional = path.0.iter().any(|(_, opt)| matches!(opt, Opt::Optional));
+                (if optional { kind.min(MAYBE) } else { kind }, height)
+            }
+            _ => NO,
+        },
+    };
+    let r = if r.1 > SINGLE_HEIGHT { NO } else { r };
+    if let Some(m) = memo.get_mut(id.0) {
+        *m = Some(r);
+    }
+    r
 }
 
 impl Id {
@@ -614,6 +692,70 @@ impl Id {
                 };
                 (|| Ok(D::V::from(op.run(&x?, &y?))))()
             }
+            // `l // r`: the output of `l` if it is true or an error, else that of `r`
+            Ast::Alt(l, r) => match get!(l, v.clone(), v) {
+                Ok(x) if !x.as_bool() => match r.single(ctx, v) {
+                    Ok(y) => y,
+                    e => return e,
+                },
+                x => x,
+            },
+            Ast::Pipe(l, None, r) => {
+                // `l` gets the input unless `r` may still turn out not to be single
+                let (y, back) = if surely_single(ctx.lut(), r) {
+                    match l.single(ctx, v) {
+                        Ok(y) => (y, None),
+                        e => return e,
+                    }
+                } else {
+                    (get!(l, v.clone(), v), Some(v))
+                };
+                match y {
+                    Ok(y) => match (r.single(ctx, y), back) {
+                        (Ok(x), _) => x,
+                        (Err(_), Some(v)) => return Err(v),
+                        // `r` was surely single
+                        (Err(_), None) => return Ok(Err(Exn::from(Error::abort()))),
+                    },
+                    Err(e) => Err(e),
+                }
+            }
+            // a pure native: its arguments first, in order
+            Ast::Native(id, args) => {
+                let lut = ctx.lut();
+                let Some(f) = lut.funs.get(*id).filter(|f| f.pure) else {
+                    return Err(v);
+                };
+                let mut c = ctx.with_vars(Vars::new([]));
+                for a in args.iter() {
+                    let Arg::Var(a) = a else { return Err(v) };
+                    match get!(a, v.clone(), v) {
+                        Ok(y) => c = c.cons_var(y),
+                        Err(e) => return Ok(Err(e)),
+                    }
+                }
+                match (f.run)((c, v)).next() {
+                    Some(y) => y,
+                    // not the one value it promised
+                    None => Err(Exn::from(Error::abort())),
+                }
+            }
+            // `l and r`, `l or r`: `r` only when `l` does not decide
+            Ast::Logic(l, stop, r) => match get!(l, v.clone(), v) {
+                Ok(x) if x.as_bool() == *stop => Ok(D::V::from(*stop)),
+                Ok(_) => match r.single(ctx, v) {
+                    Ok(y) => y.map(|y| D::V::from(y.as_bool())),
+                    e => return e,
+                },
+                Err(e) => Err(e),
+            },
+            Ast::Ite(c, t, e) => match get!(c, v.clone(), v) {
+                Ok(x) => match if x.as_bool() { t } else { e }.single(ctx, v) {
+                    Ok(y) => y,
+                    e => return e,
+                },
+                Err(e) => Err(e),
+            },
             Ast::Neg(f) => {
                 let x = match f.single(ctx, v) {
                     Ok(x) => x,
@@ -698,7 +840,7 @@ impl Id {
     pub fn run<'a, D: DataT>(&self, cv: Cv<'a, D>) -> ValXs<'a, D::V<'a>> {
         use core::iter::once;
         // (mkfifo patch) a pure term with one output is computed without iterators
-        let cv = if cv.0.lut().single.get(self.0).copied().unwrap_or(false) {
+        let cv = if maybe_single(cv.0.lut(), self) {
             match self.single(&cv.0, cv.1) {
                 Ok(y) => return box_once(y),
                 Err(v) => (cv.0, v),
@@ -726,7 +868,7 @@ impl Id {
             // `l | r`
             Ast::Pipe(l, None, r) => {
                 // (mkfifo patch) a single output of `l` goes to `r` without iterators
-                let cv = if cv.0.lut().single.get(l.0).copied().unwrap_or(false) {
+                let cv = if maybe_single(cv.0.lut(), l) {
                     match l.single(&cv.0, cv.1) {
                         Ok(y) => return box_iter::then(y, |y| r.run((cv.0, y))),
                         Err(v) => (cv.0, v),
@@ -824,7 +966,7 @@ impl Id {
                 // (mkfifo patch) arguments with one output each are bound in place
                 let lut = cv.0.lut();
                 let single = |a: &Arg<Id>| match a {
-                    Arg::Var(a) => lut.single.get(a.0).copied().unwrap_or(false),
+                    Arg::Var(a) => maybe_single(lut, a),
                     Arg::Fun(_) => true,
                 };
                 if args.iter().all(single) {
