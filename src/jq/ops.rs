@@ -303,7 +303,7 @@ pub fn slice_bounds(len: usize, from: Option<&Val>, to: Option<&Val>) -> ValR<(u
                 let f = v.as_f64().unwrap_or(0.0);
                 Ok(if f.is_nan() { dflt } else { f })
             }
-            Some(_) => err("Start and end indices of an array slice must be numbers"),
+            Some(_) => err("Array/string slice indices must be integers"),
         }
     };
     let len_f = len as f64;

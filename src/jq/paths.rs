@@ -89,10 +89,11 @@ pub fn set(v: Val, k: &Val, x: Val) -> ValR<Val, Val> {
                 Val::Arr(a) => a.into_vec(),
                 _ => Vec::new(),
             };
+            // jq checks the bounds before the value.
+            let (s, e) = slice_bounds(items.len(), s.as_ref(), e.as_ref())?;
             let Val::Arr(new) = x else {
                 return err("A slice of an array can only be assigned another array");
             };
-            let (s, e) = slice_bounds(items.len(), s.as_ref(), e.as_ref())?;
             let mut out = Vec::with_capacity(items.len() - (e - s) + new.len());
             out.extend_from_slice(&items[..s]);
             out.extend(new.iter().cloned());

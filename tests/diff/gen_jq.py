@@ -133,6 +133,8 @@ FILTERS = [
     "67767976233532799 | gmtime", "[1e18,0,1,0,0,0,0,0] | mktime, todate, strftime(\"%c\")",
     "[2024,1e12,1,0,0,1e12,0,0] | mktime", "[nan,0,1,0,0,-1.5,0,0] | mktime, strftime(\"%Y %S\")",
     "-1, -2, -3 | try (gmtime | mktime) catch .", "try (\"1969-12-31T23:59:59Z\" | fromdate) catch .",
+    "[.[]? | isnan, isinfinite, isnormal, isfinite]", "[.[]? | finites, normals]",
+    "try .[1:\"x\"] catch .", "try (.[[]:] = 1) catch .",
     "\"10:15 2020-01-02\" | strptime(\"%H:%M %Y-%m-%d\")", "now | type", "builtins | length",
     "[builtins | select(startswith(\"to\"))] | sort", "\"a\" * 0, \"a\" * -1, \"ab\" * 2.5",
     "tostring | ascii_downcase | explode | length", "splits", "foo", "$x", ".a[", "1 +", "}",
