@@ -158,3 +158,69 @@ fn compiled_programs_are_cached() {
     let c = cache.get(".a", &more).expect("compiles");
     assert!(!std::rc::Rc::ptr_eq(&a, &c));
 }
+
+#[test]
+fn object_keys_count_toward_the_nesting_limit() {
+    // jq's parser holds each object's key on its stack while the value is read
+    let deep = format!("{}1{}", r#"{"a":"#.repeat(129), "}".repeat(129));
+    let r = jq(&["-c", "."], &deep);
+    assert_eq!(r.status, 5);
+    assert_eq!(
+        r.stderr_str(),
+        "jq: parse error: Exceeds depth limit for parsing at line 1, column 641\n"
+    );
+    let ok = format!("{}1{}", r#"{"a":"#.repeat(128), "}".repeat(128));
+    assert_eq!(jq(&["-c", "."], &ok).status, 0);
+}
+
+/// `.` copies arrays and objects straight from the input text; a comment keeps the
+/// program the same but takes the general path. Both must spend the same steps, and
+/// stop at the same place under every budget.
+#[test]
+fn copying_spends_what_the_general_path_spends() {
+    let big = format!(
+        "[{}]",
+        (0..300)
+            .map(|i| format!(r#"{{"id":{i},"name":"item-{i}","tags":["a","b"],"p":{i}.25}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let inputs = [
+        r#"{"a":[1,2,{"b":"x"}],"c":"y"}"#.to_string(),
+        "[1] [2,3]\n{\"a\":null}  []{}".to_string(),
+        r#"[1] {"a":1,"a":2} [3]"#.to_string(),
+        r#"[1,{"a":"b"}] [2 3] [4]"#.to_string(),
+        "\"s\" [1] 2 [\"\\u00e9\\n\", 1E+2, 100000000000000000000]".to_string(),
+        "[1,2".to_string(),
+        big,
+    ];
+    for stdin in &inputs {
+        for opts in [
+            &["-c"][..],
+            &[][..],
+            &["--tab"][..],
+            &["-e", "--indent", "3"][..],
+        ] {
+            let run = |prog: &str, limit: u64| {
+                let mut args = opts.to_vec();
+                args.push(prog);
+                let r = jq_budget(&args, stdin, limit);
+                format!("{r:?}")
+            };
+            let full = jq_budget(&[opts, &["."]].concat(), stdin, 10_000_000).expect("runs");
+            let general = jq_budget(&[opts, &["#\n."]].concat(), stdin, 10_000_000).expect("runs");
+            assert_eq!(full.steps, general.steps, "{opts:?} {stdin}");
+            assert_eq!(full.stdout, general.stdout, "{opts:?} {stdin}");
+            let step = (full.steps / 40).max(1);
+            let mut limit = 1;
+            while limit <= full.steps + 1 {
+                assert_eq!(
+                    run(".", limit),
+                    run("#\n.", limit),
+                    "{opts:?} {limit} {stdin}"
+                );
+                limit += if limit + 20 > full.steps { 1 } else { step };
+            }
+        }
+    }
+}

@@ -337,6 +337,25 @@ impl Source {
     fn current(&self) -> Option<&(Val, Vec<u8>)> {
         self.files.get(self.idx)
     }
+
+    /// Counts the lines read once a value that ends at `end` has been read: jq reads
+    /// its input a line at a time, so up to the end of the line where the value ends.
+    fn count_lines(&mut self, end: usize) {
+        let Some((_, data)) = self.files.get(self.idx) else {
+            return;
+        };
+        if end >= self.nl_at {
+            self.nl_at = match data.get(end..).and_then(memchr_nl) {
+                Some(n) => end + n + 1,
+                None => data.len(),
+            };
+        }
+        let upto = self.nl_at;
+        if upto > self.counted {
+            self.lines += memchr::memchr_iter(b'\n', &data[self.counted..upto]).count();
+            self.counted = upto;
+        }
+    }
 }
 
 impl Inputs for Source {
@@ -381,22 +400,7 @@ impl Inputs for Source {
             if !fuel::spend_bytes(after.saturating_sub(before)) {
                 return Some(Err("step limit".into()));
             }
-            // jq reads its input a line at a time: the line number counts the lines
-            // read up to the end of the line where the value ends
-            if end >= self.nl_at {
-                self.nl_at = match data.get(end..).and_then(memchr_nl) {
-                    Some(n) => end + n + 1,
-                    None => data.len(),
-                };
-            }
-            let upto = self.nl_at;
-            if upto > self.counted {
-                self.lines += data[self.counted..upto]
-                    .iter()
-                    .filter(|&&c| c == b'\n')
-                    .count();
-                self.counted = upto;
-            }
+            self.count_lines(end);
             match next {
                 None => {
                     self.idx += 1;
@@ -428,6 +432,29 @@ impl Inputs for Source {
 
     fn line_number(&self) -> usize {
         self.lines
+    }
+
+    fn copy_next(&mut self, out: &mut Vec<u8>, style: &Style) -> Option<bool> {
+        if self.failed || self.raw || self.stream || !self.events.is_empty() {
+            return None;
+        }
+        let (_, data) = self.files.get(self.idx)?;
+        let before = self.pos.offset();
+        let start = out.len();
+        let mut r = self.pos.resume(data);
+        if !r.copy_value(out, style) {
+            return None;
+        }
+        let after = r.offset();
+        let end = r.last_end;
+        self.pos = r.detach();
+        self.read_any = true;
+        if !fuel::spend_bytes(after.saturating_sub(before)) {
+            out.truncate(start);
+            return Some(false);
+        }
+        self.count_lines(end);
+        Some(true)
     }
 
     fn filename(&self) -> Val {
@@ -635,10 +662,43 @@ fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Resul
             inner: &mut src,
         };
         let data = RunData::new(&filter, &mut slurp_src, now);
+        let copy = program.trim_matches([' ', '\t', '\n', '\r']) == "."
+            && !(o.null_input || o.raw_input || o.slurp || o.raw_output || o.seq || o.stream)
+            && !(o.style.sort_keys || o.style.ascii || o.style.color);
         let mut first = true;
         loop {
             if abort.is_some() {
                 break;
+            }
+            if copy {
+                // `.` with a layout-only style: arrays and objects go straight from the
+                // input text to the output, spending what the general path spends (the
+                // text read, one step for the filter, one for the output, its bytes)
+                let start = out.len();
+                match data.copy_next(&mut out, &o.style) {
+                    None => {}
+                    Some(false) => {
+                        abort = Some(Abort::Steps);
+                        break;
+                    }
+                    Some(true) => {
+                        if !fuel::spend(1) || !fuel::spend(1) {
+                            out.truncate(start);
+                            abort = Some(Abort::Steps);
+                            break;
+                        }
+                        out.push(b'\n');
+                        if !fuel::spend_bytes(out.len() - start) {
+                            abort = Some(Abort::Steps);
+                            break;
+                        }
+                        // an array or object is true
+                        last_output = Some(true);
+                        status = 0;
+                        first = false;
+                        continue;
+                    }
+                }
             }
             let input = if o.null_input {
                 if !first {
@@ -842,6 +902,12 @@ impl Inputs for SlurpSource<'_> {
     }
     fn read_any(&self) -> bool {
         self.inner.read_any
+    }
+    fn copy_next(&mut self, out: &mut Vec<u8>, style: &Style) -> Option<bool> {
+        if self.value.is_some() || (self.inner.files.is_empty() && self.inner.read_any) {
+            return None;
+        }
+        self.inner.copy_next(out, style)
     }
 }
 

@@ -121,6 +121,16 @@ pub struct Reader<'a> {
     entries: Vec<(Key, Val)>,
 }
 
+/// How deep jq counts the open containers: an object whose key has been read up to
+/// its `:` holds the key on jq's parser stack too.
+fn parse_depth(stack: &[Frame]) -> usize {
+    stack.len()
+        + stack
+            .iter()
+            .filter(|f| matches!(f, Frame::Obj(_, Some(_))))
+            .count()
+}
+
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -471,6 +481,229 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Writes the next value to `out` in `style`'s layout without building it, when
+    /// the reader would read it as an array or object without an error, a duplicate
+    /// key or a size limit; then moves past it as [`Reader::next_value`] would. Returns
+    /// false, with `out` and the reader as they were, for anything else. `style` must
+    /// only set the layout (no sorted keys, colors or `-a`).
+    pub fn copy_value(&mut self, out: &mut Vec<u8>, style: &Style) -> bool {
+        let start = out.len();
+        match self.copy(out, style) {
+            Some(cur) => {
+                self.pos = cur.pos;
+                self.line = cur.line;
+                self.col = cur.col;
+                self.lines = cur.lines;
+                self.last_end = cur.pos;
+                true
+            }
+            None => {
+                out.truncate(start);
+                false
+            }
+        }
+    }
+
+    fn copy(&self, out: &mut Vec<u8>, style: &Style) -> Option<ReaderState> {
+        /// What may come next.
+        #[derive(PartialEq)]
+        enum Want {
+            /// a value, or the end of an empty array
+            FirstItem,
+            /// a value
+            Item,
+            /// a key, or the end of an empty object
+            FirstKey,
+            /// a key
+            Key,
+            /// the `:` after a key
+            Colon,
+            /// `,` or the end of the container
+            Next,
+        }
+        struct Open {
+            obj: bool,
+            items: usize,
+            keys: usize,
+        }
+        let data = self.data;
+        let mut cur = self.detach();
+        let mut stack: Vec<Open> = Vec::new();
+        let mut keys: Vec<std::borrow::Cow<'a, str>> = Vec::new();
+        let pretty = pretty(style);
+        let mut want = Want::Item;
+        // the objects in `stack`
+        let mut objs = 0;
+        loop {
+            let c = *data.get(cur.pos)?;
+            if is_ws(c) {
+                cur.pos += 1;
+                if c == b'\n' {
+                    cur.line += 1;
+                    cur.col = 0;
+                    cur.lines += 1;
+                } else {
+                    cur.col += 1;
+                }
+                continue;
+            }
+            if stack.is_empty() && c != b'[' && c != b'{' {
+                // a top-level scalar: the general reader ends those its own way
+                return None;
+            }
+            let depth = stack.len();
+            match c {
+                b',' => {
+                    if want != Want::Next {
+                        return None;
+                    }
+                    want = if stack.last()?.obj {
+                        Want::Key
+                    } else {
+                        Want::Item
+                    };
+                    out.push(b',');
+                    cur.pos += 1;
+                    cur.col += 1;
+                }
+                b':' => {
+                    if want != Want::Colon {
+                        return None;
+                    }
+                    out.push(b':');
+                    if pretty {
+                        out.push(b' ');
+                    }
+                    want = Want::Item;
+                    cur.pos += 1;
+                    cur.col += 1;
+                }
+                b']' | b'}' => {
+                    let top = stack.pop()?;
+                    if top.obj != (c == b'}') {
+                        return None;
+                    }
+                    objs -= usize::from(top.obj);
+                    match want {
+                        Want::Next => {
+                            if pretty {
+                                newline(out, style, depth - 1);
+                            }
+                        }
+                        Want::FirstItem | Want::FirstKey => {}
+                        _ => return None,
+                    }
+                    if top.obj {
+                        let ks = &keys[top.keys..];
+                        let dup = if ks.len() <= 16 {
+                            (1..ks.len()).any(|i| ks[..i].contains(&ks[i]))
+                        } else {
+                            let mut sorted: Vec<&str> = ks.iter().map(|k| &**k).collect();
+                            sorted.sort_unstable();
+                            sorted.windows(2).any(|w| w[0] == w[1])
+                        };
+                        if dup {
+                            return None;
+                        }
+                        keys.truncate(top.keys);
+                    }
+                    out.push(c);
+                    cur.pos += 1;
+                    cur.col += 1;
+                    if stack.is_empty() {
+                        return Some(cur);
+                    }
+                    want = Want::Next;
+                }
+                _ => {
+                    // a value (or a key)
+                    let key = match want {
+                        Want::Key | Want::FirstKey => true,
+                        Want::Item | Want::FirstItem => false,
+                        _ => return None,
+                    };
+                    if key && c != b'"' {
+                        return None;
+                    }
+                    if let Some(top) = stack.last_mut() {
+                        if key || !top.obj {
+                            // huge containers are left to the general reader's limits
+                            if top.items >= MAX_ITEMS - 1 {
+                                return None;
+                            }
+                            top.items += 1;
+                            if pretty {
+                                newline(out, style, depth);
+                            }
+                        }
+                    }
+                    if c == b'[' || c == b'{' {
+                        // every open object is waiting for a value here, its key on
+                        // jq's parser stack (see `parse_depth`)
+                        if depth + objs >= MAX_PARSE_DEPTH {
+                            return None;
+                        }
+                        objs += usize::from(c == b'{');
+                        stack.push(Open {
+                            obj: c == b'{',
+                            items: 0,
+                            keys: keys.len(),
+                        });
+                        want = if c == b'{' {
+                            Want::FirstKey
+                        } else {
+                            Want::FirstItem
+                        };
+                        out.push(c);
+                        cur.pos += 1;
+                        cur.col += 1;
+                        continue;
+                    }
+                    if c == b'"' {
+                        let body_start = cur.pos + 1;
+                        let mut i = body_start;
+                        loop {
+                            let rest = data.get(i..)?;
+                            match memchr::memchr2(b'"', b'\\', rest)? {
+                                n if rest[n] == b'\\' => i += n + 2,
+                                n => {
+                                    i += n;
+                                    break;
+                                }
+                            }
+                        }
+                        let body = &data[body_start..i];
+                        if body.len() > MAX_STRING {
+                            return None;
+                        }
+                        // a raw newline is an error, so the string is on one line
+                        let text = decode_string(body).ok()?;
+                        write_str(out, &text, false);
+                        cur.pos = i + 1;
+                        cur.col += body.len() + 2;
+                        if key {
+                            keys.push(text);
+                            want = Want::Colon;
+                        } else {
+                            want = Want::Next;
+                        }
+                        continue;
+                    }
+                    // a literal: up to the next blank, quote or structural character
+                    let rest = &data[cur.pos..];
+                    let n = rest
+                        .iter()
+                        .position(|&d| is_ws(d) || d == b'"' || is_structure(d))?;
+                    let v = literal(&rest[..n]).ok()?;
+                    write_at(out, &v, style, depth);
+                    cur.pos += n;
+                    cur.col += n;
+                    want = Want::Next;
+                }
+            }
+        }
+    }
+
     /// Steps back over `c` (not a newline) so that the next value starts with it.
     fn unadvance(&mut self, c: u8) {
         self.pos -= 1;
@@ -498,7 +731,7 @@ impl<'a> Reader<'a> {
                 if next.is_some() {
                     return Err(self.err("Expected separator between values"));
                 }
-                if stack.len() >= MAX_PARSE_DEPTH {
+                if parse_depth(stack) >= MAX_PARSE_DEPTH {
                     return Err(self.err("Exceeds depth limit for parsing"));
                 }
                 stack.push(if c == b'[' {
@@ -628,7 +861,7 @@ impl<'a> Reader<'a> {
 /// The contents of a JSON string (between the quotes), decoded.
 fn decode_string(b: &[u8]) -> Result<std::borrow::Cow<'_, str>, &'static str> {
     if memchr::memchr(b'\\', b).is_none() && !b.iter().any(|&c| c < 0x20) {
-        return Ok(String::from_utf8_lossy(b));
+        return Ok(lossy(b));
     }
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -690,8 +923,63 @@ fn decode_string(b: &[u8]) -> Result<std::borrow::Cow<'_, str>, &'static str> {
     }
     Ok(std::borrow::Cow::Owned(match String::from_utf8(out) {
         Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        Err(e) => lossy(e.as_bytes()).into_owned(),
     }))
+}
+
+/// `b` as text, with each bad UTF-8 sequence replaced by one U+FFFD the way jq 1.7.1
+/// does it: a lead byte claims as many bytes as it announces (or the rest of the text,
+/// if fewer are left) unless a byte that is not a continuation byte comes first; an
+/// overlong form, a surrogate or a code point past U+10FFFF is one bad sequence.
+pub fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(b) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(b.len() + 8);
+    let mut i = 0;
+    while i < b.len() {
+        let lead = b[i];
+        if lead < 0x80 {
+            out.push(char::from(lead));
+            i += 1;
+            continue;
+        }
+        let (len, bits, min) = match lead {
+            0xC2..=0xDF => (2, 0x1F, 0x80),
+            0xE0..=0xEF => (3, 0x0F, 0x800),
+            0xF0..=0xF4 => (4, 0x07, 0x10000),
+            // a stray continuation byte, or a byte that never starts a sequence
+            _ => (1, 0, 0),
+        };
+        if len == 1 {
+            out.push('\u{FFFD}');
+            i += 1;
+            continue;
+        }
+        if i + len > b.len() {
+            out.push('\u{FFFD}');
+            break;
+        }
+        let mut cp: u32 = u32::from(lead & bits);
+        let mut used = len;
+        let mut ok = true;
+        for (k, &c) in b[i + 1..i + len].iter().enumerate() {
+            if c & 0xC0 != 0x80 {
+                ok = false;
+                used = k + 1;
+                break;
+            }
+            cp = (cp << 6) | u32::from(c & 0x3F);
+        }
+        let ch = if ok && cp >= min {
+            char::from_u32(cp)
+        } else {
+            None
+        };
+        out.push(ch.unwrap_or('\u{FFFD}'));
+        i += used;
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Parses one JSON text (for `fromjson`, `--argjson`, `tonumber`): exactly one value.

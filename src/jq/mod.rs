@@ -58,6 +58,12 @@ pub trait Inputs {
     fn read_any(&self) -> bool {
         false
     }
+    /// Writes the next input to `out` in `style` without building it (see
+    /// [`json::Reader::copy_value`]): `None` when it cannot (read it with
+    /// [`Inputs::next_input`] instead), `Some(false)` when the steps ran out reading it.
+    fn copy_next(&mut self, _out: &mut Vec<u8>, _style: &json::Style) -> Option<bool> {
+        None
+    }
 }
 
 /// What natives can reach during a run.
@@ -122,6 +128,16 @@ impl<'a> RunData<'a> {
         let next = inputs.next_input();
         *self.filename.borrow_mut() = inputs.filename();
         next
+    }
+
+    /// Writes the next main input straight to `out` (see [`Inputs::copy_next`]).
+    pub fn copy_next(&self, out: &mut Vec<u8>, style: &json::Style) -> Option<bool> {
+        let mut inputs = self.inputs.borrow_mut();
+        let r = inputs.copy_next(out, style);
+        if r.is_some() {
+            *self.filename.borrow_mut() = inputs.filename();
+        }
+        r
     }
 
     /// Runs `filter` on `input`.

@@ -198,3 +198,91 @@ def cases(rng):
                 c = case(rng, f"{t} | {f}", "", ["-nc"])
                 c["script"] = f"TZ={shlex.quote(tz)} {c['script']}"
                 yield c
+    yield from copy_cases(rng)
+
+
+# `.` with a layout-only style copies arrays and objects straight from the text: these
+# cases go that way, and into every reason to leave it (duplicate keys, parse errors after
+# good values, depth limits, a byte order mark, top-level scalars)
+COPY_OPTIONS = [["-c"], ["-c"], ["-c"], [], ["--tab"], ["--indent", "1"], ["--indent", "7"],
+                ["--indent", "0"], ["-e", "-c"], ["-c", "--arg", "x", "1"]]
+COPY_NUMS = NUMS + ["0.10", "1E+2", "1e+2", "-0.0", "1.000", "2e-1", "123456789012345678",
+                    "0.1e1", "1E400", "-1E-400", "nan", "NaN", "infinity", "-Infinity",
+                    "+1", ".5", "1.", "01", "0e0", "18446744073709551616", "4.0e0"]
+COPY_STRS = STRS + ['"\\/slash\\/"', '"\\b\\f\\r"', '"\\u001f\\u0001"', '"\\uDBFF\\uDFFF"',
+                    '"\\udc00lone"', '"é日本\U0001F600"', '"\x7f"', '"a\\u007fb"',
+                    '"' + "long " * 40 + '"', '"\\u0041\\u00"', '"bad \\x"', '"\\ud800\\u0041"']
+RAW_STRS = [b'"\xff\xfe"', b'"a\xc3"', b'"\xed\xa0\x80"', b'"\xf0\x9f\x98"', b'"ok\xe9"',
+            b'"\xc0\x80"', b'"\xf5\x80\x80\x80"', b'"\xe0\x80\x80"', b'"\xf4\x90\x80\x80"',
+            b'"\xf0\x9f\x98a"', b'"\xe9a\x80"', b'"\x80\x80\\n"', b'"\xf0\x80\x80\x80z"']
+
+
+def copy_json(rng, depth=0, ws=""):
+    r = rng.random()
+    if depth > 4 or r < 0.3:
+        r = rng.random()
+        if r < 0.45:
+            return rng.choice(COPY_NUMS)
+        if r < 0.85:
+            return rng.choice(COPY_STRS)
+        return rng.choice(["null", "true", "false"])
+    sep = rng.choice(["", "", " ", "\n  ", "\t", "\r\n"]) if ws else ""
+    n = rng.randint(0, 5)
+    if r < 0.6:
+        items = [copy_json(rng, depth + 1, ws) for _ in range(n)]
+        return "[" + sep + ("," + sep).join(items) + sep + "]"
+    keys = [rng.choice(KEYS + ["k" + str(i) for i in range(6)] + ["\\u0061", "a\\nb"])
+            for _ in range(n)]
+    return "{" + sep + ("," + sep).join(
+        '"' + k + '"' + sep + ":" + sep + copy_json(rng, depth + 1, ws) for k in keys) + sep + "}"
+
+
+def copy_cases(rng):
+    def c(stdin, opts=None):
+        if isinstance(stdin, str):
+            stdin = stdin.encode()
+        return {"tool": "jq", "script": " ".join(shlex.quote(a) for a in
+                                                 ["jq"] + (opts or rng.choice(COPY_OPTIONS)) + ["."]),
+                "stdin": stdin}
+    # random nested values, compact and spread out, one or several per input
+    for _ in range(200):
+        ws = rng.choice(["", " "])
+        vals = [copy_json(rng, 0, ws) for _ in range(rng.randint(1, 4))]
+        joiner = rng.choice(["\n", " ", "", "\n\n", "\t"])
+        yield c(joiner.join(vals) + rng.choice(["\n", "", " \n"]))
+    # every number and string shape inside a container
+    for n in COPY_NUMS:
+        yield c("[" + n + "]\n")
+        yield c('{"n":' + n + ', "m": [' + n + "]}")
+    for s in COPY_STRS:
+        yield c("[" + s + "]\n")
+        yield c("{" + s + ":" + s + "}\n")
+    for s in RAW_STRS:
+        yield c(b"[" + s + b"]\n")
+        yield c(b"{" + s + b":1}\n")
+        yield c(b'{"a":1,' + s + b':2,"b":' + s + b"}\n")
+    # duplicate keys, also spelled differently, and in large objects
+    for t in ['{"a":1,"a":2}', '{"a":1,"\\u0061":2}', '[{"x":1,"y":{"x":2,"x":3}}]',
+              "{" + ",".join('"k%d":%d' % (i, i) for i in range(40)) + ',"k7":0}',
+              "{" + ",".join('"k%d":%d' % (i, i) for i in range(40)) + "}",
+              '{"\xff":1,"\xfe":2}', '{"a":{"a":{"a":1}},"b":1}']:
+        yield c(t + " [1]\n")
+    # errors after good values, truncated input, and other things the copy leaves alone
+    good = '[1,{"a":"b"}] {"c":[true,null]}\n'
+    for bad in ["[1,]", "[1 2]", '{"a" 1}', '{"a":}', '{1:2}', "[1]]", "{", '[1,"a', "tru",
+                "[nan1]", "[-]", "[1.e]", "[0x10]", "]", "}", '{"a":1,}', "[,]", '"ab',
+                '{"a":1 "b":2}', "[1}", '{"a":1]', "[\x01]", '["a\nb"]', "[\ufeff1]", "[1] x",
+                '"s" 3 [1]', "[" * 10, '{"a":[{"b":']:
+        yield c(good + bad + "\n")
+        yield c(good + bad)
+    body = copy_json(rng, 0, " ")
+    for cut in range(1, min(len(body), 40)):
+        yield c(body[:cut])
+    # nesting at and past the limits, and a byte order mark
+    for d in [255, 256, 257]:
+        yield c("[" * d + "]" * d + "\n")
+        yield c('[{"a":' * (d // 2) + "[]" + "}]" * (d // 2) + "\n")
+        yield c('{"a":' * d + "1" + "}" * d + "\n")
+        yield c("[1] " + "[" * d + '"x"' + "]" * d)
+    for t in ["\ufeff[1]", "\ufeff {\"a\":1}", "\ufeff\ufeff[1]", "[1]\ufeff[2]", "\ufeff"]:
+        yield c(t + "\n")
