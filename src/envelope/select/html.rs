@@ -106,7 +106,7 @@ struct Slot {
 }
 
 #[derive(Default, PartialEq, Eq, Clone, Copy, Debug)]
-enum State {
+pub(super) enum State {
     #[default]
     Waiting,
     Collecting,
@@ -143,7 +143,7 @@ impl Rule {
 
 /// A handler's error that ends the pass early once every value is known.
 #[derive(Debug)]
-struct AllFound;
+pub(super) struct AllFound;
 
 impl std::fmt::Display for AllFound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -155,7 +155,7 @@ impl std::error::Error for AllFound {}
 
 /// What the omitted-end-tag rules need to know of an open element.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Tag {
+pub(super) enum Tag {
     /// `ul`, `ol`, `menu`: an `li` inside is not a sibling.
     List = 0,
     Dl = 1,
@@ -164,7 +164,7 @@ enum Tag {
 }
 
 impl Tag {
-    fn of(name: &str) -> Tag {
+    pub(super) fn of(name: &str) -> Tag {
         match name {
             "ul" | "ol" | "menu" => Tag::List,
             "dl" => Tag::Dl,
@@ -223,7 +223,7 @@ impl Slot {
 }
 
 /// The elements whose start closes an open `p`.
-const CLOSE_P: &[&str] = &[
+pub(super) const CLOSE_P: &[&str] = &[
     "address",
     "article",
     "aside",
