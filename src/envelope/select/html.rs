@@ -340,19 +340,22 @@ fn on_text(shared: &Cell, k: usize, t: &TextChunk) -> HandlerResult {
     if slot.state != State::Collecting {
         return Ok(());
     }
+    append_text(&mut slot.pending, &mut slot.value, t);
+    Ok(())
+}
+
+/// Adds a chunk of text to a value, entities decoded. An entity may straddle two chunks
+/// of one text node, so a node's text waits in `pending` until the node ends.
+pub(super) fn append_text(pending: &mut String, value: &mut String, t: &TextChunk) {
     if t.text_type().allows_html_entities() {
-        // An entity may straddle two chunks of one text node: decode whole nodes.
-        slot.pending.push_str(t.as_str());
+        pending.push_str(t.as_str());
         if t.last_in_text_node() {
-            let pending = std::mem::take(&mut slot.pending);
-            slot.value.push_str(&htmlize::unescape(pending));
+            value.push_str(&htmlize::unescape(std::mem::take(pending)));
         }
     } else {
-        let pending = std::mem::take(&mut slot.pending);
-        slot.value.push_str(&htmlize::unescape(pending));
-        slot.value.push_str(t.as_str());
+        value.push_str(&htmlize::unescape(std::mem::take(pending)));
+        value.push_str(t.as_str());
     }
-    Ok(())
 }
 
 /// Runs the selectors over `body`; `charset` from the content type (UTF-8 without one, or

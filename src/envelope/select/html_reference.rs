@@ -13,7 +13,7 @@ use lol_html::{
     Settings,
 };
 
-use super::html::{AllFound, Css, State, Tag, CLOSE_P};
+use super::html::{append_text, AllFound, Css, State, Tag, CLOSE_P};
 
 #[derive(Default)]
 struct Slot {
@@ -183,18 +183,7 @@ fn on_text(shared: &Cell, k: usize, t: &TextChunk) -> HandlerResult {
     if slot.state != State::Collecting {
         return Ok(());
     }
-    if t.text_type().allows_html_entities() {
-        // An entity may straddle two chunks of one text node: decode whole nodes.
-        slot.pending.push_str(t.as_str());
-        if t.last_in_text_node() {
-            let pending = std::mem::take(&mut slot.pending);
-            slot.value.push_str(&htmlize::unescape(pending));
-        }
-    } else {
-        let pending = std::mem::take(&mut slot.pending);
-        slot.value.push_str(&htmlize::unescape(pending));
-        slot.value.push_str(t.as_str());
-    }
+    append_text(&mut slot.pending, &mut slot.value, t);
     Ok(())
 }
 
