@@ -106,7 +106,7 @@ struct Slot {
 }
 
 #[derive(Default, PartialEq, Eq, Clone, Copy, Debug)]
-enum State {
+pub(super) enum State {
     #[default]
     Waiting,
     Collecting,
@@ -143,7 +143,7 @@ impl Rule {
 
 /// A handler's error that ends the pass early once every value is known.
 #[derive(Debug)]
-struct AllFound;
+pub(super) struct AllFound;
 
 impl std::fmt::Display for AllFound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -155,7 +155,7 @@ impl std::error::Error for AllFound {}
 
 /// What the omitted-end-tag rules need to know of an open element.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Tag {
+pub(super) enum Tag {
     /// `ul`, `ol`, `menu`: an `li` inside is not a sibling.
     List = 0,
     Dl = 1,
@@ -164,7 +164,7 @@ enum Tag {
 }
 
 impl Tag {
-    fn of(name: &str) -> Tag {
+    pub(super) fn of(name: &str) -> Tag {
         match name {
             "ul" | "ol" | "menu" => Tag::List,
             "dl" => Tag::Dl,
@@ -223,7 +223,7 @@ impl Slot {
 }
 
 /// The elements whose start closes an open `p`.
-const CLOSE_P: &[&str] = &[
+pub(super) const CLOSE_P: &[&str] = &[
     "address",
     "article",
     "aside",
@@ -340,19 +340,22 @@ fn on_text(shared: &Cell, k: usize, t: &TextChunk) -> HandlerResult {
     if slot.state != State::Collecting {
         return Ok(());
     }
+    append_text(&mut slot.pending, &mut slot.value, t);
+    Ok(())
+}
+
+/// Adds a chunk of text to a value, entities decoded. An entity may straddle two chunks
+/// of one text node, so a node's text waits in `pending` until the node ends.
+pub(super) fn append_text(pending: &mut String, value: &mut String, t: &TextChunk) {
     if t.text_type().allows_html_entities() {
-        // An entity may straddle two chunks of one text node: decode whole nodes.
-        slot.pending.push_str(t.as_str());
+        pending.push_str(t.as_str());
         if t.last_in_text_node() {
-            let pending = std::mem::take(&mut slot.pending);
-            slot.value.push_str(&htmlize::unescape(pending));
+            value.push_str(&htmlize::unescape(std::mem::take(pending)));
         }
     } else {
-        let pending = std::mem::take(&mut slot.pending);
-        slot.value.push_str(&htmlize::unescape(pending));
-        slot.value.push_str(t.as_str());
+        value.push_str(&htmlize::unescape(std::mem::take(pending)));
+        value.push_str(t.as_str());
     }
-    Ok(())
 }
 
 /// Runs the selectors over `body`; `charset` from the content type (UTF-8 without one, or

@@ -13,7 +13,7 @@ use lol_html::{
     Settings,
 };
 
-use super::html::Css;
+use super::html::{append_text, AllFound, Css, State, Tag, CLOSE_P};
 
 #[derive(Default)]
 struct Slot {
@@ -28,47 +28,6 @@ struct Slot {
     /// Text of the current text node that may hold entities, decoded when it ends.
     pending: String,
     value: String,
-}
-
-#[derive(Default, PartialEq, Eq, Clone, Copy, Debug)]
-enum State {
-    #[default]
-    Waiting,
-    Collecting,
-    Done,
-}
-
-/// A handler's error that ends the pass early once every value is known.
-#[derive(Debug)]
-struct AllFound;
-
-impl std::fmt::Display for AllFound {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("all selectors matched")
-    }
-}
-
-impl std::error::Error for AllFound {}
-
-/// What the omitted-end-tag rules need to know of an open element.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Tag {
-    /// `ul`, `ol`, `menu`: an `li` inside is not a sibling.
-    List = 0,
-    Dl = 1,
-    Table = 2,
-    Other = 3,
-}
-
-impl Tag {
-    fn of(name: &str) -> Tag {
-        match name {
-            "ul" | "ol" | "menu" => Tag::List,
-            "dl" => Tag::Dl,
-            "table" => Tag::Table,
-            _ => Tag::Other,
-        }
-    }
 }
 
 struct Shared {
@@ -123,42 +82,6 @@ impl Shared {
         }
     }
 }
-
-/// The elements whose start closes an open `p`.
-const CLOSE_P: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "details",
-    "dialog",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hgroup",
-    "hr",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "search",
-    "section",
-    "table",
-    "ul",
-];
 
 /// Every element, before the selectors' handlers see it: keeps the stack of open
 /// elements and applies the omitted-end-tag rules to the texts being collected.
@@ -260,18 +183,7 @@ fn on_text(shared: &Cell, k: usize, t: &TextChunk) -> HandlerResult {
     if slot.state != State::Collecting {
         return Ok(());
     }
-    if t.text_type().allows_html_entities() {
-        // An entity may straddle two chunks of one text node: decode whole nodes.
-        slot.pending.push_str(t.as_str());
-        if t.last_in_text_node() {
-            let pending = std::mem::take(&mut slot.pending);
-            slot.value.push_str(&htmlize::unescape(pending));
-        }
-    } else {
-        let pending = std::mem::take(&mut slot.pending);
-        slot.value.push_str(&htmlize::unescape(pending));
-        slot.value.push_str(t.as_str());
-    }
+    append_text(&mut slot.pending, &mut slot.value, t);
     Ok(())
 }
 
