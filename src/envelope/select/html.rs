@@ -358,6 +358,46 @@ pub(super) fn append_text(pending: &mut String, value: &mut String, t: &TextChun
     }
 }
 
+/// The rewriter's settings for a body in `charset` (UTF-8 without one, or the one a
+/// `<meta charset>` names), before any handler.
+pub(super) fn settings_for<'h, 's>(charset: Option<&str>) -> Settings<'h, 's> {
+    let settings = Settings::new()
+        .with_strict(false)
+        .with_adjust_charset_on_meta_tag(charset.is_none());
+    match charset
+        .and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes()))
+        .and_then(AsciiCompatibleEncoding::new)
+    {
+        Some(enc) => settings.with_encoding(enc),
+        None => settings,
+    }
+}
+
+/// One pass over `body`. An error is either the early stop or HTML that lol_html gives up
+/// on; whatever was found so far stands.
+pub(super) fn rewrite(settings: Settings<'_, '_>, body: &[u8]) {
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    if rewriter.write(body).is_ok() {
+        let _ = rewriter.end();
+    }
+}
+
+/// A selector's value at the end of the pass: `None` without a match; a match still open
+/// at the end of the body has the text seen so far. Trimmed of HTML's white space.
+pub(super) fn final_value(
+    pending: &mut String,
+    value: &mut String,
+    matched: bool,
+) -> Option<Vec<u8>> {
+    value.push_str(&htmlize::unescape(std::mem::take(pending)));
+    matched.then(|| {
+        value
+            .trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c'))
+            .as_bytes()
+            .to_vec()
+    })
+}
+
 /// Runs the selectors over `body`; `charset` from the content type (UTF-8 without one, or
 /// the one a `<meta charset>` names). Returns one value per selector, `None` for no match.
 pub fn select(sels: &[&Css], body: &[u8], charset: Option<&str>) -> Vec<Option<Vec<u8>>> {
@@ -366,15 +406,7 @@ pub fn select(sels: &[&Css], body: &[u8], charset: Option<&str>) -> Vec<Option<V
         left: sels.len(),
     }));
     {
-        let mut settings = Settings::new()
-            .with_strict(false)
-            .with_adjust_charset_on_meta_tag(charset.is_none());
-        if let Some(enc) = charset
-            .and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes()))
-            .and_then(AsciiCompatibleEncoding::new)
-        {
-            settings = settings.with_encoding(enc);
-        }
+        let mut settings = settings_for(charset);
         // The rules for elements inside a match run before the handlers of the matches
         // themselves, so that an element that ends one value and starts another is seen
         // in that order.
@@ -400,26 +432,14 @@ pub fn select(sels: &[&Css], body: &[u8], charset: Option<&str>) -> Vec<Option<V
             settings =
                 settings.append_element_content_handler((Cow::Borrowed(&css.selector), handlers));
         }
-        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-        // An error is either the early stop or HTML that lol_html gives up on; whatever
-        // was found so far stands.
-        if rewriter.write(body).is_ok() {
-            let _ = rewriter.end();
-        }
+        rewrite(settings, body);
     }
     let mut s = shared.borrow_mut();
     s.slots
         .iter_mut()
         .map(|slot| {
-            // A match still open at the end of the body has the text seen so far.
-            let pending = std::mem::take(&mut slot.pending);
-            slot.value.push_str(&htmlize::unescape(pending));
-            (slot.state != State::Waiting).then(|| {
-                slot.value
-                    .trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c'))
-                    .as_bytes()
-                    .to_vec()
-            })
+            let matched = slot.state != State::Waiting;
+            final_value(&mut slot.pending, &mut slot.value, matched)
         })
         .collect()
 }

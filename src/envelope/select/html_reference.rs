@@ -8,12 +8,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use lol_html::html_content::{Element, EndTag, TextChunk};
-use lol_html::{
-    AsciiCompatibleEncoding, ElementContentHandlers, HandlerResult, HtmlRewriter, Selector,
-    Settings,
-};
+use lol_html::{ElementContentHandlers, HandlerResult, Selector};
 
-use super::html::{append_text, AllFound, Css, State, Tag, CLOSE_P};
+use super::html::{
+    append_text, final_value, rewrite, settings_for, AllFound, Css, State, Tag, CLOSE_P,
+};
 
 #[derive(Default)]
 struct Slot {
@@ -201,15 +200,7 @@ pub fn select(sels: &[&Css], body: &[u8], charset: Option<&str>) -> Vec<Option<V
         Err(_) => return vec![None; sels.len()],
     };
     {
-        let mut settings = Settings::new()
-            .with_strict(false)
-            .with_adjust_charset_on_meta_tag(charset.is_none());
-        if let Some(enc) = charset
-            .and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes()))
-            .and_then(AsciiCompatibleEncoding::new)
-        {
-            settings = settings.with_encoding(enc);
-        }
+        let mut settings = settings_for(charset);
         if sels.iter().any(|c| c.attr.is_none()) {
             let s0 = Rc::clone(&shared);
             settings = settings.append_element_content_handler((
@@ -229,26 +220,14 @@ pub fn select(sels: &[&Css], body: &[u8], charset: Option<&str>) -> Vec<Option<V
             settings =
                 settings.append_element_content_handler((Cow::Borrowed(&css.selector), handlers));
         }
-        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-        // An error is either the early stop or HTML that lol_html gives up on; whatever
-        // was found so far stands.
-        if rewriter.write(body).is_ok() {
-            let _ = rewriter.end();
-        }
+        rewrite(settings, body);
     }
     let mut s = shared.borrow_mut();
     s.slots
         .iter_mut()
         .map(|slot| {
-            // A match still open at the end of the body has the text seen so far.
-            let pending = std::mem::take(&mut slot.pending);
-            slot.value.push_str(&htmlize::unescape(pending));
-            (slot.state != State::Waiting).then(|| {
-                slot.value
-                    .trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c'))
-                    .as_bytes()
-                    .to_vec()
-            })
+            let matched = slot.state != State::Waiting;
+            final_value(&mut slot.pending, &mut slot.value, matched)
         })
         .collect()
 }
