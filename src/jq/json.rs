@@ -205,41 +205,8 @@ pub fn number(tok: &[u8]) -> Option<Val> {
     {
         return Some(Val::Num(f64::NAN));
     }
-    let b = body.as_bytes();
-    let mut i = 0;
-    let mut digits = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-        digits += 1;
-    }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-            digits += 1;
-        }
-    }
-    if digits == 0 {
-        return None;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-    }
-    if i != b.len() {
-        return None;
-    }
-    let text = s.strip_prefix('+').unwrap_or(s);
-    Some(Val::from_literal(text))
+    // Anything else that does not start with a digit or a point is no number.
+    None
 }
 
 /// A number token that starts with a digit or a point.
