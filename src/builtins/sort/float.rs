@@ -246,26 +246,7 @@ fn parse_decimal(s: &[u8], neg: bool) -> General {
     if !any {
         return General::NotNumber;
     }
-    if let Some(&e) = s.get(i) {
-        if e | 0x20 == b'e' {
-            let mut j = i + 1;
-            let mut eneg = false;
-            if let Some(&c) = s.get(j) {
-                if c == b'+' || c == b'-' {
-                    eneg = c == b'-';
-                    j += 1;
-                }
-            }
-            let n = s[j..].iter().take_while(|b| b.is_ascii_digit()).count();
-            if n > 0 {
-                let mut e: i64 = 0;
-                for &d in &s[j..j + n] {
-                    e = (e * 10 + i64::from(d - b'0')).min(1 << 40);
-                }
-                exp10 += if eneg { -e } else { e };
-            }
-        }
-    }
+    exp10 += exponent(s, i, b'e');
     if digits.is_empty() {
         return General::Number(F80 { neg, ..F80::ZERO });
     }
@@ -336,26 +317,7 @@ fn parse_hex(s: &[u8], neg: bool) -> Option<F80> {
     if !any {
         return None;
     }
-    if let Some(&p) = s.get(i) {
-        if p | 0x20 == b'p' {
-            let mut j = i + 1;
-            let mut eneg = false;
-            if let Some(&c) = s.get(j) {
-                if c == b'+' || c == b'-' {
-                    eneg = c == b'-';
-                    j += 1;
-                }
-            }
-            let n = s[j..].iter().take_while(|b| b.is_ascii_digit()).count();
-            if n > 0 {
-                let mut e: i64 = 0;
-                for &d in &s[j..j + n] {
-                    e = (e * 10 + i64::from(d - b'0')).min(1 << 40);
-                }
-                bexp += if eneg { -e } else { e };
-            }
-        }
-    }
+    bexp += exponent(s, i, b'p');
     if num.is_zero() {
         return Some(F80 { neg, ..F80::ZERO });
     }
@@ -628,5 +590,30 @@ mod tests {
         assert!(matches!(parse(b"0x"), General::Number(f) if f.mant == 0));
         assert!(matches!(parse(b"nan"), General::NaN { .. }));
         assert_eq!(num("1e"), num("1"));
+    }
+}
+
+/// The exponent at `s[i]` when it is `marker` (either case) with an optionally signed run
+/// of digits, clamped to +-2^40 (far past any finite value); 0 without one, as strtold
+/// ignores a marker without digits.
+fn exponent(s: &[u8], i: usize, marker: u8) -> i64 {
+    if s.get(i).map(|&c| c | 0x20) != Some(marker) {
+        return 0;
+    }
+    let mut j = i + 1;
+    let neg = s.get(j) == Some(&b'-');
+    if matches!(s.get(j), Some(b'+' | b'-')) {
+        j += 1;
+    }
+    let digits = s
+        .get(j..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| b.is_ascii_digit());
+    let e = digits.fold(0i64, |e, &d| (e * 10 + i64::from(d - b'0')).min(1 << 40));
+    if neg {
+        -e
+    } else {
+        e
     }
 }
