@@ -549,6 +549,31 @@ impl Big {
     }
 }
 
+/// The exponent at `s[i]` when it is `marker` (either case) with an optionally signed run
+/// of digits, clamped to +-2^40 (far past any finite value); 0 without one, as strtold
+/// ignores a marker without digits.
+fn exponent(s: &[u8], i: usize, marker: u8) -> i64 {
+    if s.get(i).map(|&c| c | 0x20) != Some(marker) {
+        return 0;
+    }
+    let mut j = i + 1;
+    let neg = s.get(j) == Some(&b'-');
+    if matches!(s.get(j), Some(b'+' | b'-')) {
+        j += 1;
+    }
+    let digits = s
+        .get(j..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| b.is_ascii_digit());
+    let e = digits.fold(0i64, |e, &d| (e * 10 + i64::from(d - b'0')).min(1 << 40));
+    if neg {
+        -e
+    } else {
+        e
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -590,30 +615,5 @@ mod tests {
         assert!(matches!(parse(b"0x"), General::Number(f) if f.mant == 0));
         assert!(matches!(parse(b"nan"), General::NaN { .. }));
         assert_eq!(num("1e"), num("1"));
-    }
-}
-
-/// The exponent at `s[i]` when it is `marker` (either case) with an optionally signed run
-/// of digits, clamped to +-2^40 (far past any finite value); 0 without one, as strtold
-/// ignores a marker without digits.
-fn exponent(s: &[u8], i: usize, marker: u8) -> i64 {
-    if s.get(i).map(|&c| c | 0x20) != Some(marker) {
-        return 0;
-    }
-    let mut j = i + 1;
-    let neg = s.get(j) == Some(&b'-');
-    if matches!(s.get(j), Some(b'+' | b'-')) {
-        j += 1;
-    }
-    let digits = s
-        .get(j..)
-        .unwrap_or_default()
-        .iter()
-        .take_while(|b| b.is_ascii_digit());
-    let e = digits.fold(0i64, |e, &d| (e * 10 + i64::from(d - b'0')).min(1 << 40));
-    if neg {
-        -e
-    } else {
-        e
     }
 }
