@@ -48,6 +48,13 @@ struct Tm {
     yday: i64,
 }
 
+/// `t` as a C `time_t` (truncated), or `None` where it does not fit one.
+fn time_t(t: f64) -> Option<i64> {
+    (-9.223_372_036_854_776e18..9.223_372_036_854_776e18)
+        .contains(&t)
+        .then(|| t.trunc() as i64)
+}
+
 /// `gmtime`: `None` where glibc's fails (the time does not fit a `time_t`, or its year
 /// an `int`).
 fn from_secs(t: f64) -> Option<Tm> {
@@ -56,11 +63,8 @@ fn from_secs(t: f64) -> Option<Tm> {
 
 /// [`from_secs`] on clocks `offset` seconds ahead of UTC.
 fn from_secs_at(t: f64, offset: i64) -> Option<Tm> {
-    if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&t) {
-        return None;
-    }
     // jq converts to `time_t` (truncating) and adds back `t - floor(t)` as a fraction.
-    let s = (t.trunc() as i64).checked_add(offset)?;
+    let s = time_t(t)?.checked_add(offset)?;
     let frac = t - t.floor();
     let days = s.div_euclid(86_400);
     let rem = s.rem_euclid(86_400);
@@ -190,10 +194,7 @@ fn standard_abbrev(z: &Zone, t: i64) -> String {
 
 /// `localtime`: `gmtime` on the zone's clocks at that moment.
 fn local_secs(t: f64) -> Option<Tm> {
-    if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&t) {
-        return None;
-    }
-    let secs = t.trunc() as i64;
+    let secs = time_t(t)?;
     let offset = with_local(|z, tzname0| {
         *tzname0 = Some(standard_abbrev(z, secs));
         z.info(secs).offset
