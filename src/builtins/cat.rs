@@ -46,7 +46,7 @@ struct State {
     prev_blank: bool,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -94,7 +94,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     let mut status = 0;
     for name in &operands {
-        let data = match ctx.open(name)? {
+        let data = match ctx.open(name).await? {
             Ok(data) => data,
             Err(reason) => {
                 ctx.stderr.extend_from_slice(b"cat: ");

@@ -45,7 +45,7 @@ struct Options {
     eol: u8,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let opts = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err(msg) => {
@@ -57,7 +57,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut status = 0;
     let mut out = std::mem::take(ctx.stdout);
     for name in operands::or_stdin(&operands) {
-        let Some(data) = operands::open(ctx, "cut", &name)? else {
+        let Some(data) = operands::open(ctx, "cut", &name).await? else {
             status = 1;
             continue;
         };

@@ -30,7 +30,7 @@ struct Opts {
     eol: u8,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let (opts, operands) = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err((msg, usage)) => {
@@ -51,16 +51,16 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         if name == b"-" && opts.bytes && !opts.elide {
             // Like GNU head on a pipe, take only the bytes asked for, leaving the rest
             // of stdin to whoever reads next.
-            let n = opts.count.min(ctx.stdin.rest().len() as u64) as usize;
-            ctx.budget.spend_bytes(n)?;
+            let n = usize::try_from(opts.count).unwrap_or(usize::MAX);
+            let data = ctx.stdin.read_up_to(n).await?;
+            ctx.budget.spend_bytes(data.len())?;
             if headers {
                 operands::file_header(ctx.stdout, &mut first, name);
             }
-            ctx.stdout.extend_from_slice(&ctx.stdin.rest()[..n]);
-            ctx.stdin.consume(n);
+            ctx.stdout.extend_from_slice(&data);
             continue;
         }
-        let Some(data) = operands::open_for_reading(ctx, "head", name)? else {
+        let Some(data) = operands::open_for_reading(ctx, "head", name).await? else {
             status = 1;
             continue;
         };

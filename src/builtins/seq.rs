@@ -55,7 +55,7 @@ fn options_end(args: &[Vec<u8>]) -> usize {
     args.len()
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let end = options_end(args).min(args.len());
     let mut parsed = match SPEC.parse(&args[1..end]) {
         Ok(p) => p,

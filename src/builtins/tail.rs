@@ -44,7 +44,7 @@ struct Opts {
 /// A message and whether GNU adds its "Try ... --help" line.
 type ArgError = (String, bool);
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let (opts, operands) = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err((msg, usage)) => {
@@ -80,7 +80,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut status = 0;
     let mut first = true;
     for name in &operands {
-        let Some(data) = operands::open_for_reading(ctx, "tail", name)? else {
+        let Some(data) = operands::open_for_reading(ctx, "tail", name).await? else {
             status = 1;
             continue;
         };

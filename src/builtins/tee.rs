@@ -16,7 +16,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -58,7 +58,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ctx.stderr.extend_from_slice(b": Read-only file system\n");
         status = 1;
     }
-    let data = ctx.stdin.read_all();
+    let data = ctx.stdin.read_all().await?;
     ctx.budget.spend_bytes(data.len())?;
     ctx.budget.spend_bytes(data.len())?;
     ctx.stdout.extend_from_slice(&data);

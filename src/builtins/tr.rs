@@ -517,7 +517,7 @@ fn check_alignment(s1: &[Elem], s2: &[Elem], fill: u64) -> std::result::Result<(
     Ok(())
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -580,7 +580,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             return Ok(1);
         }
     };
-    let data = ctx.stdin.read_all();
+    let data = ctx.stdin.read_all().await?;
     ctx.budget.spend_bytes(data.len())?;
     apply(&plan, &data, ctx.stdout);
     Ok(0)

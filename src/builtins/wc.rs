@@ -37,7 +37,7 @@ struct Cols {
     max_line: bool,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -79,7 +79,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 usage_error(ctx.stderr, "wc", &msg);
                 return Ok(1);
             }
-            let Some(list) = operands::open_for_reading(ctx, "wc", from)? else {
+            let Some(list) = operands::open_for_reading(ctx, "wc", from).await? else {
                 return Ok(1);
             };
             ctx.budget.spend_bytes(list.len())?;
@@ -117,7 +117,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             status = 1;
             continue;
         }
-        let Some(data) = operands::open(ctx, "wc", name)? else {
+        let Some(data) = operands::open(ctx, "wc", name).await? else {
             status = 1;
             continue;
         };

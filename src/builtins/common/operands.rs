@@ -6,8 +6,8 @@ use crate::error::Result;
 
 /// Opens `name` (`-` is stdin). When it cannot be opened, writes `PROG: NAME: REASON` to
 /// stderr, as GNU tools do, and gives `None`, so that the tool goes on with the next one.
-pub fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
-    match ctx.open(name)? {
+pub async fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
+    match ctx.open(name).await? {
         Ok(bytes) => Ok(Some(bytes)),
         Err(reason) => {
             let line = format!("{prog}: {}: {reason}\n", quote(name));
@@ -19,8 +19,8 @@ pub fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>>
 
 /// Opens `name` for a tool that complains `PROG: cannot open 'NAME' for reading: REASON`
 /// (head, tail).
-pub fn open_for_reading(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
-    match ctx.open(name)? {
+pub async fn open_for_reading(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
+    match ctx.open(name).await? {
         Ok(bytes) => Ok(Some(bytes)),
         Err(reason) => {
             let line = format!(

@@ -15,7 +15,7 @@ fn date_tz(tz: &str, args: &[&str]) -> Ran {
     let mut argv = vec!["date"];
     argv.extend_from_slice(args);
     let vars = VarList(vec![(b"TZ".to_vec(), tz.as_bytes().to_vec())]);
-    run_with(&argv, b"", &vars, &mut Budget::default()).unwrap()
+    run_with(&argv, b"", &vars, &Budget::default()).unwrap()
 }
 
 fn out(r: &Ran) -> &str {
