@@ -88,7 +88,7 @@ impl ByteMeter {
 
     /// Spends the step of a last, partial block.
     pub fn finish(&mut self, budget: &Budget) -> Result<()> {
-        let partial = self.total % BYTES_PER_STEP != 0;
+        let partial = !self.total.is_multiple_of(BYTES_PER_STEP);
         self.total = 0;
         budget.spend(u64::from(partial))
     }

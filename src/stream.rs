@@ -474,12 +474,9 @@ pub async fn join_stages<'a, T>(stages: Vec<Pin<Box<dyn Future<Output = T> + 'a>
                 }
             }
         }
-        loop {
-            let Some(i) =
-                (0..n).find(|&i| futures[i].is_some() && wakers[i].ready.load(Ordering::Relaxed))
-            else {
-                break;
-            };
+        while let Some(i) =
+            (0..n).find(|&i| futures[i].is_some() && wakers[i].ready.load(Ordering::Relaxed))
+        {
             wakers[i].ready.store(false, Ordering::Relaxed);
             let mut stage_cx = Context::from_waker(&task_wakers[i]);
             if let Some(f) = futures[i].as_mut() {

@@ -53,8 +53,8 @@ mod tests {
 
     #[test]
     fn stops_at_the_budget() {
-        let mut budget = Budget::new(1000);
-        let r = run_with(&["yes", "a", "b"], b"", &VarList::default(), &mut budget);
+        let budget = Budget::new(1000);
+        let r = run_with(&["yes", "a", "b"], b"", &VarList::default(), &budget);
         assert_eq!(r, Err(Error::StepLimit { limit: 1000 }));
         assert_eq!(budget.used(), 1000);
     }

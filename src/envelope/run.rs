@@ -83,7 +83,7 @@ pub async fn run(
     fifo_vars: &[(Vec<u8>, Vec<u8>)],
     limit: u64,
 ) -> Plan {
-    let mut budget = Budget::new(limit);
+    let budget = Budget::new(limit);
     let mut vars = req.cgi_vars();
     vars.extend(selected.into_iter().map(|(k, v)| (k.into_bytes(), v)));
     vars.extend(fifo_vars.iter().cloned());
@@ -95,7 +95,7 @@ pub async fn run(
 
     for a in &envelope.assignments {
         match shell
-            .expand(host, a.word.as_bytes(), &vars, &req.body, &mut budget)
+            .expand(host, a.word.as_bytes(), &vars, &req.body, &budget)
             .await
         {
             Ok(value) => vars.push((a.name.clone().into_bytes(), value)),
@@ -111,11 +111,11 @@ pub async fn run(
     }
     if let Some(errors_to) = envelope.header("errors-to") {
         // A failure to work out Errors-To is itself reported nowhere: it stays in the log.
-        if let Ok(list) = destinations(shell, host, errors_to, &vars, &[], &mut budget).await {
+        if let Ok(list) = destinations(shell, host, errors_to, &vars, &[], &budget).await {
             plan.errors_to = list;
         }
     }
-    plan.result = route(shell, host, envelope, req, &vars, &mut budget).await;
+    plan.result = route(shell, host, envelope, req, &vars, &budget).await;
     plan.steps = budget.used();
     plan
 }
@@ -126,7 +126,7 @@ async fn route(
     envelope: &Envelope,
     req: &Incoming,
     vars: &[(Vec<u8>, Vec<u8>)],
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<Routed, Failure> {
     let body = if envelope.script.trim().is_empty() {
         req.body.clone()
@@ -230,7 +230,7 @@ async fn destinations(
     template: &str,
     vars: &[(Vec<u8>, Vec<u8>)],
     stdin: &[u8],
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<Vec<Destination>, Failure> {
     let mut list = Vec::new();
     for part in split_list(template) {
@@ -246,7 +246,7 @@ async fn expand_text(
     template: &str,
     vars: &[(Vec<u8>, Vec<u8>)],
     stdin: &[u8],
-    budget: &mut Budget,
+    budget: &Budget,
     what: &str,
 ) -> Result<String, Failure> {
     let value = shell

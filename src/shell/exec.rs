@@ -259,7 +259,7 @@ impl<'s> Exec<'s> {
         let n = p.cmds.len();
         let pipes: Vec<Rc<Pipe>> = (1..n).map(|_| Pipe::new()).collect();
         let err = self.sink(io.err);
-        let mut stages: Vec<Pin<Box<dyn Future<Output = (R, u32)> + '_>>> = Vec::with_capacity(n);
+        let mut stages: Vec<Boxed<'_, (R, u32)>> = Vec::with_capacity(n);
         for (i, cmd) in p.cmds.iter().enumerate() {
             let reads = i.checked_sub(1).map(|k| pipes[k].clone());
             let writes = pipes.get(i).cloned();

@@ -174,7 +174,7 @@ impl Shell {
         template: &[u8],
         vars: &[(Vec<u8>, Vec<u8>)],
         stdin: &[u8],
-        budget: &mut Budget,
+        budget: &Budget,
     ) -> Result<Vec<u8>, Error> {
         let word = self.scripts.template(template);
         let word = match &*word {

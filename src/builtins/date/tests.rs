@@ -200,8 +200,8 @@ fn never_sets_the_clock() {
 
 #[test]
 fn steps_are_spent() {
-    let mut budget = Budget::new(3);
-    let r = run_with(&["date", "-d", "@0"], b"", &VarList::default(), &mut budget);
+    let budget = Budget::new(3);
+    let r = run_with(&["date", "-d", "@0"], b"", &VarList::default(), &budget);
     assert!(r.is_err());
 }
 
