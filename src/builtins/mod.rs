@@ -356,6 +356,36 @@ pub mod testing {
         })
     }
 
+    /// Like [`run`], with stdin coming in chunks of `chunk` bytes, as through a pipe: a
+    /// tool that streams must give the same output and spend the same steps.
+    pub fn run_chunked(args: &[&str], stdin: &[u8], chunk: usize) -> Result<Ran> {
+        let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        let host = FixedHost::default();
+        let mut session = Session::new(&host);
+        let budget = Budget::default();
+        let chunks: Vec<Vec<u8>> = stdin.chunks(chunk.max(1)).map(<[u8]>::to_vec).collect();
+        let input = Stdin::outside(Box::new(Chunks(chunks.into())));
+        let status = session.run_on(&argv, input, &VarList::default(), &budget)?;
+        Ok(Ran {
+            status,
+            stdout: session.stdout,
+            stderr: session.stderr,
+            steps: budget.used(),
+        })
+    }
+
+    /// A stream that gives its chunks one by one.
+    struct Chunks(std::collections::VecDeque<Vec<u8>>);
+
+    impl crate::stream::ByteStream for Chunks {
+        fn next_chunk(
+            &mut self,
+        ) -> LocalFuture<'static, std::result::Result<Option<Vec<u8>>, String>> {
+            let next = self.0.pop_front();
+            Box::pin(async move { Ok(next) })
+        }
+    }
+
     /// What a [`Session`] answers a tool's HTTP requests with.
     pub type Answer = Box<dyn Fn(&HttpRequest) -> std::result::Result<HttpResponse, String>>;
 
@@ -419,6 +449,17 @@ pub mod testing {
             vars: &dyn Vars,
             budget: &Budget,
         ) -> Result<Status> {
+            self.run_on(argv, Stdin::bytes(stdin), vars, budget)
+        }
+
+        /// Runs builtin `argv[0]` reading the stream `input`.
+        pub fn run_on(
+            &mut self,
+            argv: &[Vec<u8>],
+            input: Stdin,
+            vars: &dyn Vars,
+            budget: &Budget,
+        ) -> Result<Status> {
             let name = argv.first().map(Vec::as_slice).unwrap_or_default();
             let tool = lookup(name).ok_or_else(|| {
                 crate::error::Error::Fatal(format!(
@@ -426,7 +467,6 @@ pub mod testing {
                     String::from_utf8_lossy(name)
                 ))
             })?;
-            let input = Stdin::bytes(stdin);
             let out = Out::Buffer(Rc::new(RefCell::new(std::mem::take(&mut self.stdout))));
             let err = Out::Buffer(Rc::new(RefCell::new(std::mem::take(&mut self.stderr))));
             out.take();
