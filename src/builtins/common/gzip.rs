@@ -34,7 +34,7 @@ const HOLD_BACK: usize = 16 * 1024;
 
 /// Compressed input of a member kept for [`inflate_eof`] before it is walked to the start
 /// of the current block and cut there.
-const KEEP_COMPRESSED: usize = 1024 * 1024;
+const KEEP_COMPRESSED: usize = 4 * 1024 * 1024;
 
 /// How a tool was called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
