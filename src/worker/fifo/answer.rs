@@ -83,13 +83,19 @@ impl ByteStream for BodyStream {
     }
 }
 
+/// Writes down a streamed answer's end: the script's outcome and the bytes it wrote.
+type OnEnd = Box<dyn FnOnce(&Outcome, usize)>;
+
+/// Tells `Errors-To:` of a failure, once the log is written.
+pub type OnFailure = Box<dyn FnOnce(&Store, &str)>;
+
 /// The script's run and what it has written, as a stream of chunks.
 struct Output {
     script: Option<LocalFuture<'static, Outcome>>,
     outcome: Rc<RefCell<Option<Outcome>>>,
     pipe: Stdin,
     /// Called once, when the output has ended (or the client went away).
-    on_end: Option<Box<dyn FnOnce(&Outcome, usize)>>,
+    on_end: Option<OnEnd>,
     written: usize,
 }
 
@@ -188,7 +194,7 @@ pub struct Logged {
     pub entry: LogEntry,
     pub body: Option<Rc<BodySeen>>,
     pub started: i64,
-    pub on_failure: Box<dyn FnOnce(&Store, &str)>,
+    pub on_failure: OnFailure,
 }
 
 /// Runs the script of `plan` over `stdin` and answers with its output as it comes.
