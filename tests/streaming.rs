@@ -60,11 +60,26 @@ const COMMANDS: &[&[&str]] = &[
     &["sort", "-r", "-u"],
     &["uniq"],
     &["uniq", "-c"],
+    &["uniq", "-D"],
+    &["uniq", "-D", "-u"],
+    &["uniq", "--all-repeated=separate"],
+    &["uniq", "--group=both"],
+    &["uniq", "--group"],
+    &["uniq", "-d", "-f", "1", "-i"],
+    &["uniq", "-u", "-w", "1"],
+    &["uniq", "-z", "-c"],
     &["tac"],
     &["rev"],
     &["paste", "-s", "-d", ","],
+    &["paste", "-", "-"],
+    &["paste", "-d", ":\\n", "-", "-", "-"],
+    &["paste", "-z", "-s"],
     &["fold", "-w", "5"],
+    &["fold", "-s", "-w", "4"],
+    &["fold", "-b", "-w", "3"],
     &["expand", "-t", "3"],
+    &["expand", "-i", "-t", "2,5"],
+    &["expand"],
     &["sed", "s/a/X/g"],
     &["sed", "-n", "2p"],
     &["sed", "$d"],
@@ -93,11 +108,11 @@ const COMMANDS: &[&[&str]] = &[
 ];
 
 /// Inputs with the usual troubles: none, no final newline, blank lines, bytes above 127,
-/// invalid UTF-8, NUL, CRLF and lone CRs, a long line, many lines.
+/// invalid UTF-8, NUL, CRLF and lone CRs, repeated lines and tabs, a long line, many lines.
 fn inputs() -> Vec<Vec<u8>> {
     let mut long = b"x".repeat(70_000);
     long.extend_from_slice(b" a b\nlast");
-    let numbers: Vec<u8> = (0..20_000u32)
+    let numbers: Vec<u8> = (0..12_000u32)
         .flat_map(|i| format!("{i} {}\n", i % 7).into_bytes())
         .collect();
     vec![
@@ -109,6 +124,7 @@ fn inputs() -> Vec<Vec<u8>> {
         b"caf\xc3\xa9 na\xefve \xff\xfe\n\x00nul\x00 a\nab\r\ncd\r\n".to_vec(),
         long,
         b"a\r\nb\r\r\n\r\rc\r".to_vec(),
+        b"x 1\nx 1\ny 1\nY 1\nY 1\nY 2\n\tz\tz\n\tz\tz\n  \tz\n\tz\tz".to_vec(),
         numbers,
     ]
 }
