@@ -192,6 +192,13 @@ fn a_reader_that_stops_ends_its_writer() {
         ("seq 1000000000 | head -n 3 | tail -n 1", "3\n", 40_000),
         ("yes | cat | tr y n | head -n 2", "n\nn\n", 500_000),
         ("seq 0 0.5 1000000000 | head -n 2", "0.0\n0.5\n", 40_000),
+        // seq and the expansion of its output cost about 265,000 steps; printf over all
+        // 200,000 arguments would cost 220,000 more.
+        (
+            "printf '%s\\n' $(seq 200000) | head -n 2",
+            "1\n2\n",
+            300_000,
+        ),
     ] {
         let o = shell(script, 10_000_000);
         assert_eq!(

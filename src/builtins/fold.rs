@@ -148,7 +148,7 @@ impl Folder {
         for &c in data {
             if c == b'\n' {
                 ctx.budget.spend(1)?;
-                out.extend_from_slice(&line);
+                out.extend_from_slice(line);
                 out.push(b'\n');
                 line.clear();
                 column = 0;
@@ -173,7 +173,7 @@ impl Folder {
                     column = next;
                     break;
                 }
-                out.extend_from_slice(&line);
+                out.extend_from_slice(line);
                 out.push(b'\n');
                 line.clear();
                 column = 0;
