@@ -13,34 +13,76 @@ const COMMANDS: &[&[&str]] = &[
     &["cat", "-n"],
     &["cat", "-A"],
     &["cat", "-s", "-b"],
+    &["cat", "-E"],
+    &["cat", "-e", "-s"],
+    &["cat", "-T", "-n"],
+    &["cat", "-", "-"],
     &["head", "-n", "3"],
     &["head", "-n", "-2"],
     &["head", "-c", "5"],
     &["head", "-c", "-3"],
+    &["head", "-n", "0"],
+    &["head", "-n", "-0"],
+    &["head", "-c", "100000"],
+    &["head", "-c", "-70000"],
+    &["head", "-n", "-1000"],
+    &["head", "-z", "-n", "2"],
+    &["head", "-n", "1", "-", "-"],
+    &["head", "-c", "3", "-", "-"],
     &["tail", "-n", "2"],
     &["tail", "-c", "4"],
     &["tail", "-n", "+2"],
+    &["tail", "-n", "+1000"],
+    &["tail", "-c", "+3"],
+    &["tail", "-c", "70000"],
+    &["tail", "-n", "1000"],
+    &["tail", "-n", "0"],
+    &["tail", "-z", "-n", "1"],
+    &["tail", "-v", "-n", "1", "-", "-"],
     &["tr", "a-z", "A-Z"],
     &["tr", "-d", "\\n"],
     &["tr", "-s", " "],
     &["tr", "-cd", "a-c\\n"],
+    &["tr", "-s", "a-z0-9\\n"],
+    &["tr", "-ds", "a", "\\n "],
     &["wc"],
     &["wc", "-l"],
     &["wc", "-c", "-w", "-m"],
     &["wc", "-L"],
+    &["wc", "-w"],
+    &["wc", "-L", "-l", "-", "-"],
     &["cut", "-d", " ", "-f", "2"],
     &["cut", "-c", "2-4"],
     &["cut", "-b", "1,3", "-n"],
+    &["cut", "-s", "-d", " ", "-f", "1,3-"],
+    &["cut", "-d", "\n", "-f", "2"],
+    &["cut", "-z", "-c", "1", "--complement"],
     &["tee"],
+    &["tee", "-a", "x"],
     &["sort"],
     &["sort", "-r", "-u"],
     &["uniq"],
     &["uniq", "-c"],
+    &["uniq", "-D"],
+    &["uniq", "-D", "-u"],
+    &["uniq", "--all-repeated=separate"],
+    &["uniq", "--group=both"],
+    &["uniq", "--group"],
+    &["uniq", "-d", "-f", "1", "-i"],
+    &["uniq", "-u", "-w", "1"],
+    &["uniq", "-z", "-c"],
     &["tac"],
     &["rev"],
     &["paste", "-s", "-d", ","],
+    &["paste", "-", "-"],
+    &["paste", "-d", ":\\n", "-", "-", "-"],
+    &["paste", "-z", "-s"],
     &["fold", "-w", "5"],
+    &["fold", "-s", "-w", "4"],
+    &["fold", "-b", "-w", "3"],
     &["expand", "-t", "3"],
+    &["expand", "-i", "-t", "2,5"],
+    &["expand"],
     &["sed", "s/a/X/g"],
     &["sed", "-n", "2p"],
     &["sed", "$d"],
@@ -105,10 +147,13 @@ const COMMANDS: &[&[&str]] = &[
 ];
 
 /// Inputs with the usual troubles: none, no final newline, blank lines, bytes above 127,
-/// invalid UTF-8, NUL, CRLF, a long line.
+/// invalid UTF-8, NUL, CRLF and lone CRs, repeated lines and tabs, a long line, many lines.
 fn inputs() -> Vec<Vec<u8>> {
     let mut long = b"x".repeat(70_000);
     long.extend_from_slice(b" a b\nlast");
+    let numbers: Vec<u8> = (0..12_000u32)
+        .flat_map(|i| format!("{i} {}\n", i % 7).into_bytes())
+        .collect();
     vec![
         b"".to_vec(),
         b"a".to_vec(),
@@ -117,6 +162,9 @@ fn inputs() -> Vec<Vec<u8>> {
         b"no final newline\nsecond".to_vec(),
         b"caf\xc3\xa9 na\xefve \xff\xfe\n\x00nul\x00 a\nab\r\ncd\r\n".to_vec(),
         long,
+        b"a\r\nb\r\r\n\r\rc\r".to_vec(),
+        b"x 1\nx 1\ny 1\nY 1\nY 1\nY 2\n\tz\tz\n\tz\tz\n  \tz\n\tz\tz".to_vec(),
+        numbers,
     ]
 }
 
@@ -129,7 +177,7 @@ fn chunked_input_gives_what_whole_input_gives() {
             checked += 1;
         }
     }
-    assert_eq!(checked, COMMANDS.len() * 7);
+    assert_eq!(checked, COMMANDS.len() * inputs().len());
 }
 
 #[test]
@@ -146,6 +194,52 @@ fn gunzip_takes_its_stream_in_chunks() {
             whole
         );
         assert_eq!(run_chunked(&["zcat"], &packed, chunk).unwrap(), whole);
+    }
+}
+
+/// Runs `script` in the shell with a budget of `budget` steps.
+fn shell(script: &str, budget: u64) -> mkfifo::shell::Outcome {
+    let job = mkfifo::shell::Job {
+        script: script.as_bytes().to_vec(),
+        arg0: b"sh".to_vec(),
+        budget,
+        ..mkfifo::shell::Job::default()
+    };
+    let mut sh = mkfifo::shell::Shell::new();
+    pollster::block_on(sh.run(&mkfifo::host::FixedHost::default(), job))
+}
+
+/// An endless or huge first stage ends once its reader has what it wants: the writer
+/// fills its 64 KiB buffer and the pipe's 64 KiB, then gets a broken pipe. Without
+/// streaming both would run until the budget of ten million steps ran out.
+#[test]
+fn a_reader_that_stops_ends_its_writer() {
+    for (script, out, most_steps) in [
+        ("yes | head -n1", "y\n", 140_000),
+        ("yes abc | head -c 5", "abc\na", 140_000),
+        ("seq 1000000000 | head -n1", "1\n", 40_000),
+        ("seq 1000000000 | head -n 3 | tail -n 1", "3\n", 40_000),
+        ("yes | cat | tr y n | head -n 2", "n\nn\n", 500_000),
+        ("seq 0 0.5 1000000000 | head -n 2", "0.0\n0.5\n", 40_000),
+        // seq and the expansion of its output cost about 265,000 steps; printf over all
+        // 200,000 arguments would cost 220,000 more.
+        (
+            "printf '%s\\n' $(seq 200000) | head -n 2",
+            "1\n2\n",
+            300_000,
+        ),
+    ] {
+        let o = shell(script, 10_000_000);
+        assert_eq!(
+            (
+                o.status,
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                o.error
+            ),
+            (0, out.to_string(), None),
+            "{script}"
+        );
+        assert!(o.steps < most_steps, "{script}: {} steps", o.steps);
     }
 }
 

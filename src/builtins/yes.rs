@@ -1,6 +1,6 @@
-//! `yes`: writes its arguments (or `y`) as a line, again and again, until the step
-//! budget stops it; spends 1 step per line and 1 per 8 bytes written, so that the
-//! budget also bounds the memory the output takes.
+//! `yes`: writes its arguments (or `y`) as a line, again and again, until its reader
+//! goes away or the step budget stops it; spends 1 step per line and 1 per 8 bytes
+//! written. Output is handed on every 64 KiB, so `yes | head -n1` ends at once.
 
 use crate::builtins::common::args::{usage_error, Spec};
 use crate::builtins::Ctx;
@@ -41,6 +41,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let n = (per_block as u64).min(lines_left) as usize;
         ctx.budget.spend(per_line * n as u64)?;
         ctx.stdout.extend_from_slice(&block[..n * line.len()]);
+        ctx.flush_some().await?;
     }
 }
 
