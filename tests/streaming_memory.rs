@@ -169,10 +169,15 @@ fn large_streams_pass_in_bounded_memory() {
             .or_insert_with(|| expected_line(*total))
             .clone();
         let (out, peak) = run_measured(script, *total);
+        eprintln!("{script}: {peak} bytes alive at the peak");
         assert_eq!(out, want, "{script}");
         // A stage holds its window, a block or a pipe's 64 KiB, and a chunk or two on its
         // way; gunzip up to 4 MiB of compressed input besides.
-        let bound = if script.contains("gzip") { 6 * MIB } else { MIB };
+        let bound = if script.contains("gzip") {
+            8 * MIB
+        } else {
+            MIB
+        };
         assert!(
             peak < bound,
             "{script}: {peak} bytes alive at the peak over {total} bytes of input"

@@ -391,7 +391,7 @@ impl Kept {
         if self.lost {
             return;
         }
-        if self.bytes.capacity() < self.walk_at {
+        if self.bytes.capacity() < self.walk_at + PIECE {
             // Room for what is kept before the next walk, not twice that.
             self.bytes
                 .reserve_exact(self.walk_at + PIECE - self.bytes.len());
@@ -404,7 +404,8 @@ impl Kept {
                     self.bytes.drain(..cut);
                     self.bit = w.block_bit % 8;
                     self.out += w.block_out as u64;
-                    self.walk_at = self.bytes.len() + KEEP_COMPRESSED;
+                    // The same room again, unless the current block has filled half.
+                    self.walk_at = KEEP_COMPRESSED.max(self.bytes.len() + KEEP_COMPRESSED / 2);
                 }
                 None => {
                     self.lost = true;
