@@ -242,25 +242,10 @@ async function streamCases(base) {
   };
   const mb = (b) => `${(b / MiB).toFixed(1)} MiB`;
   const memory = async () => (await (await fetch(`${base}/_/stats`)).json()).wasm_memory_bytes;
-  await putFifo(base, "bench-tr", "To: -\n\ntr a-z A-Z\n");
-  await putFifo(base, "bench-gz", "To: -\n\ngzip -1 | gunzip\n");
-  const send = async (fifo) => {
-    const r = await fetch(`${base}/${fifo}/`, {
-      method: "POST",
-      body: fs.createReadStream(file),
-      duplex: "half",
-      headers: { "Accept-Encoding": "identity" },
-    });
-    for await (const _ of r.body);
-    if (r.status !== 200) throw new Error(`${fifo}: ${r.status}`);
-  };
-  const before = await memory();
-  await send("bench-tr");
-  const afterTr = await memory();
-  await send("bench-gz");
-  const afterGz = await memory();
-  rows.push(["100 MiB through `tr a-z A-Z`: peak memory", mb(rss("tr a-z A-Z")), `${mb(afterTr)} (${mb(before)} before)`]);
-  rows.push(["100 MiB through `gzip -1 | gunzip`: peak memory", mb(rss("gzip -1 | gunzip")), mb(afterGz)]);
+  // In workerd the same 100 MiB bodies are checked by tests/worker/streaming.test.mjs,
+  // which asserts the WebAssembly memory stays under 32 MiB.
+  rows.push(["100 MiB through `tr a-z A-Z`: peak memory", mb(rss("tr a-z A-Z")), "(tests/worker/streaming.test.mjs)"]);
+  rows.push(["100 MiB through `gzip -1 | gunzip`: peak memory", mb(rss("gzip -1 | gunzip")), "(tests/worker/streaming.test.mjs)"]);
   fs.rmSync(path.dirname(file), { recursive: true });
 
   // A To: - answer of 200 MiB: seq 30000000.
@@ -343,9 +328,11 @@ async function main() {
       console.error(out.at(-1));
     }
     if (!ONLY || "streams".includes(ONLY)) {
-      // A fresh Worker: the memory figures are the streams' own.
+      // A fresh Worker: the memory figures are the streams' own. (With a budget of 10^12
+      // steps, workerd under wrangler dev stops answering after the 100 MiB through gzip;
+      // see the README.)
       await worker.stop();
-      worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
+      worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000", MKFIFO_STATS: "1" } });
       out.push("\n| streams | native | workerd |");
       out.push("|---|---:|---:|");
       for (const [k, n, w] of await streamCases(worker.base)) {
