@@ -273,13 +273,14 @@ export default {
     return resp;
   },
 
-  // Inbound mail: NAME@DOMAIN (or NAME+tag@DOMAIN) is a Request to FIFO NAME.
+  // Inbound mail: NAME@DOMAIN (or NAME+tag@DOMAIN) is a Request to FIFO NAME. A refusal
+  // is awaited: locally it crosses to wrangler's process, and must land before the answer.
   async email(message, env) {
     const name = message.to.split("@")[0].toLowerCase().split("+")[0];
     freshAfterPanic();
     const problem = wasm.fifoNameError(name);
     if (problem) {
-      message.setReject(`no such FIFO: ${problem}`);
+      await message.setReject(`no such FIFO: ${problem}`);
       return;
     }
     let resp;
@@ -300,10 +301,11 @@ export default {
         },
       }));
     } catch (err) {
-      message.setReject(`temporarily unavailable: ${(err && err.message) || err}`);
+      await message.setReject(`temporarily unavailable: ${(err && err.message) || err}`);
       return;
     }
     const text = await resp.text();
-    if (!resp.ok) message.setReject(`${name}: ${text.trim()}`);
+    // The reason without the status in front: a sender reads it in the bounce.
+    if (!resp.ok) await message.setReject(`${name}: ${text.trim().replace(/^\d{3} /, "")}`);
   },
 };

@@ -38,6 +38,8 @@ pub enum Resource {
     Http(crate::host::HttpRequest),
     /// The file `path` of backend FIFO `fifo` (`NAME:path`).
     FifoFile { fifo: String, path: String },
+    /// An attachment of the mail Request being run (`attachment:NAME`).
+    Attachment(String),
 }
 
 impl fmt::Display for Error {
@@ -46,6 +48,7 @@ impl fmt::Display for Error {
             Error::StepLimit { limit } => write!(f, "step limit of {limit} steps exceeded"),
             Error::Need(Resource::Http(r)) => write!(f, "needs {} {}", r.method, r.url),
             Error::Need(Resource::FifoFile { fifo, path }) => write!(f, "needs {fifo}:{path}"),
+            Error::Need(Resource::Attachment(name)) => write!(f, "needs attachment:{name}"),
             Error::Syntax {
                 line,
                 column,

@@ -83,6 +83,12 @@ pub trait Host {
         let _ = (name, args, stdin);
         Box::pin(async { Ok(None) })
     }
+    /// Attachment `name` of the mail Request being run (`cat attachment:NAME`), as an
+    /// answer of status 200 with its `Content-Type`; `None` when there is no such one.
+    fn attachment(&self, name: &str) -> Option<HttpResponse> {
+        let _ = name;
+        None
+    }
 }
 
 /// What a FIFO run as a command gave back.

@@ -262,7 +262,8 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Opens a file operand: `-` and `/dev/stdin` are stdin, `/dev/null` is empty; an `http://` or `https://` URL is fetched (a
+    /// Opens a file operand: `-` and `/dev/stdin` are stdin, `/dev/null` is empty;
+    /// `attachment:NAME` is an attachment of the mail being run; an `http://` or `https://` URL is fetched (a
     /// non-2xx answer is an error, as for `curl -f`); anything else does not exist, for
     /// there is no file system. The inner `Err` is the reason in GNU's words, for the tool
     /// to print in its own format (`cat: x: No such file or directory`).
@@ -272,6 +273,14 @@ impl Ctx<'_> {
         }
         if operand == b"/dev/null" {
             return Ok(Ok(Bytes::Owned(Vec::new())));
+        }
+        if let Some(name) = operand.strip_prefix(ATTACHMENT_PREFIX) {
+            let resource = Resource::Attachment(String::from_utf8_lossy(name).into_owned());
+            return match self.resources.get(&resource) {
+                None => Err(Error::Need(resource)),
+                Some(Ok(file)) => Ok(Ok(Bytes::Shared(file.clone()))),
+                Some(Err(reason)) => Ok(Err(reason.clone())),
+            };
         }
         if let Some(url) = as_url(operand) {
             let resource = Resource::Http(HttpRequest::get(url));
@@ -303,6 +312,9 @@ impl Ctx<'_> {
         }
     }
 }
+
+/// `attachment:NAME` names an attachment of the mail being run (see `mail::inbound`).
+pub const ATTACHMENT_PREFIX: &[u8] = b"attachment:";
 
 /// `operand` as a URL when it is one that `cat URL` fetches.
 pub fn as_url(operand: &[u8]) -> Option<&str> {

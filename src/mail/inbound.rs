@@ -5,7 +5,6 @@
 //! and base64, charsets). It is lenient and never panics; a message it finds no header in
 //! still becomes a Request, with the raw bytes as stdin and `PARSE_ERROR` saying why.
 
-use std::borrow::Cow;
 
 use mail_parser::{
     Address, Encoding, HeaderName, HeaderValue, MessageParser, MessagePart, MimeHeaders, PartType,
@@ -365,7 +364,7 @@ fn part_bytes(raw: &[u8], part: &MessagePart<'_>) -> Vec<u8> {
 }
 
 /// Text with CRLF line ends as a script reads it: LF.
-fn lf_line_ends(text: &Cow<'_, str>) -> Vec<u8> {
+fn lf_line_ends(text: &str) -> Vec<u8> {
     if !text.contains('\r') {
         return text.as_bytes().to_vec();
     }

@@ -749,6 +749,11 @@ impl<'s> Exec<'s> {
                 let answer = self.host.fetch(req.clone()).await.map(Rc::new);
                 self.resources.insert(res, answer);
             }
+            Resource::Attachment(name) => {
+                let file = self.host.attachment(name).map(Rc::new);
+                let file = file.ok_or_else(|| "No such file or directory".to_string());
+                self.resources.insert(res, file);
+            }
             Resource::FifoFile { .. } => {
                 self.resources
                     .insert(res, Err("backend files are not supported yet".into()));

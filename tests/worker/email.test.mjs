@@ -61,7 +61,7 @@ test("mail to a FIFO that does not exist, or to a bad name, is rejected", async 
     await r.text();
   }
   const expected = [
-    /rejected message with the following reason: "nobody-here: 404 no FIFO named nobody-here"/,
+    /rejected message with the following reason: "nobody-here: no FIFO named nobody-here"/,
     /rejected message with the following reason: "no such FIFO: bad FIFO name 'bad_name'/,
   ];
   // The log lines of wrangler arrive a little after the answers.
