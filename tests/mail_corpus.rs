@@ -116,3 +116,101 @@ fn a_message_without_headers_is_still_a_request() {
         .iter()
         .any(|(k, v)| k == "PARSE_ERROR" && v == "the message is empty"));
 }
+
+/// A host with the attachments of one message, as the Worker's is for a mail Request.
+struct MailHost(std::rc::Rc<inbound::Mail>);
+
+impl mkfifo::Host for MailHost {
+    fn now(&self) -> mkfifo::host::Timestamp {
+        mkfifo::host::Timestamp::default()
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        buf.fill(7);
+    }
+    fn fetch(
+        &self,
+        request: mkfifo::host::HttpRequest,
+    ) -> mkfifo::host::LocalFuture<'_, Result<mkfifo::host::HttpResponse, String>> {
+        Box::pin(async move { Err(format!("no network here: {}", request.url)) })
+    }
+    fn attachment(&self, name: &str) -> Option<mkfifo::host::HttpResponse> {
+        self.0.file(name)
+    }
+}
+
+#[test]
+fn an_envelope_runs_over_the_text_with_attachments_as_files() {
+    use mkfifo::envelope::run::{run, Routed};
+    use mkfifo::envelope::{Incoming, Source};
+    let raw = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mail/002-nested-mixed.eml"),
+    )
+    .unwrap();
+    let mail = std::rc::Rc::new(inbound::parse(
+        &raw,
+        "s@example.com",
+        "inbox@mkfifo.localhost",
+        "mkfifo.localhost",
+    ));
+    let req = Incoming {
+        fifo: "inbox".into(),
+        source: Source::Email,
+        method: "MAIL".into(),
+        body: raw,
+        mail: Some(mail.clone()),
+        ..Incoming::default()
+    };
+    let envelope = mkfifo::envelope::parse(
+        "To: -\n\nprintf '%s|%s|' \"$REQUEST_METHOD\" \"$SUBJECT\"; tr a-z A-Z; cat attachment:data.csv; cat attachment:missing.txt 2>&1; true\n",
+    )
+    .unwrap();
+    let view = req.as_run();
+    let mut shell = mkfifo::shell::Shell::new();
+    let plan = pollster::block_on(run(
+        &mut shell,
+        &MailHost(mail),
+        &envelope,
+        &view,
+        Vec::new(),
+        &[],
+        100_000,
+    ));
+    let Ok(Routed::Answer { body, .. }) = plan.result else {
+        panic!("{:?}", plan.result)
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&body),
+        "MAIL|Report attached|SEE THE REPORT.\na,b\r\n1,2\r\ncat: attachment:missing.txt: No such file or directory\n"
+    );
+}
+
+#[test]
+fn threads_count_the_hops_of_the_own_domain_and_mark_robots() {
+    let raw = b"From: a@example.com\r\nMessage-ID: <x.1.h4@mkfifo.localhost>\r\nReferences: <q@example.com> <r.0.h2@mkfifo.localhost>\r\nIn-Reply-To: <s.0.h3@mkfifo.localhost>\r\nAuto-Submitted: auto-replied\r\nSubject: Re: hi\r\n\r\nbody\r\n";
+    let mail = inbound::parse(raw, "", "", "mkfifo.localhost");
+    assert_eq!(mail.thread.hops, 4);
+    assert_eq!(
+        mail.thread.references,
+        vec![
+            "q@example.com",
+            "r.0.h2@mkfifo.localhost",
+            "s.0.h3@mkfifo.localhost"
+        ]
+    );
+    // Ours: the hop count stops it, not Auto-Submitted.
+    assert!(!mail.thread.auto_submitted);
+    let outside = inbound::parse(
+        &raw[..]
+            .iter()
+            .copied()
+            .collect::<Vec<u8>>()
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.starts_with(b"Message-ID"))
+            .collect::<Vec<_>>()
+            .join(&b'\n'),
+        "",
+        "",
+        "mkfifo.localhost",
+    );
+    assert!(outside.thread.auto_submitted);
+}

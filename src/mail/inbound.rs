@@ -5,7 +5,6 @@
 //! and base64, charsets). It is lenient and never panics; a message it finds no header in
 //! still becomes a Request, with the raw bytes as stdin and `PARSE_ERROR` saying why.
 
-
 use mail_parser::{
     Address, Encoding, HeaderName, HeaderValue, MessageParser, MessagePart, MimeHeaders, PartType,
 };
@@ -71,6 +70,21 @@ const NAMED: &[&str] = &[
     "reply-to",
     "subject",
 ];
+
+impl Mail {
+    /// Attachment `name` as the shell reads it (`cat attachment:NAME`): an answer of
+    /// status 200 with its `Content-Type`.
+    pub fn file(&self, name: &str) -> Option<crate::host::HttpResponse> {
+        let file = self.attachments.iter().find(|a| a.name == name)?;
+        Some(crate::host::HttpResponse {
+            status: 200,
+            headers: vec![("Content-Type".into(), file.content_type.clone())],
+            body: file.bytes.clone(),
+            url: format!("attachment:{name}"),
+            ..Default::default()
+        })
+    }
+}
 
 /// Reads `raw`. `envelope_from` and `envelope_to` are the SMTP envelope's addresses;
 /// `domain` is the FIFOs' own mail domain (for loops).
@@ -252,8 +266,9 @@ fn unparsed(raw: &[u8], envelope_from: &str, envelope_to: &str) -> Mail {
 }
 
 /// How many FIFOs a message has passed through, by the ids of the own domain it carries:
-/// each FIFO that mails adds one to `References`, and its Message-ID says its own count
-/// (`...hN@domain`, see [`super::outbound::message_id`]).
+/// each FIFO that mails in answer adds one to `References`, and each Message-ID of ours
+/// says the count of the message it was (`...hN@domain`, see
+/// [`super::outbound::message_id`]).
 fn hops(references: &[String], message_id: &str, domain: &str) -> u32 {
     let own = |id: &str| domain_of(id).is_some_and(|d| d.eq_ignore_ascii_case(domain));
     let counted = references.iter().filter(|id| own(id)).count() as u32;
@@ -262,7 +277,7 @@ fn hops(references: &[String], message_id: &str, domain: &str) -> u32 {
         .filter(|id| own(id))
         .filter_map(super::outbound::hops_in_id)
         .max()
-        .map_or(0, |h| h + 1);
+        .unwrap_or(0);
     counted.max(stated)
 }
 

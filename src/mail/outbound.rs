@@ -127,8 +127,17 @@ pub fn build(letter: &Letter<'_>) -> Result<Built, String> {
         }
         _ => (Vec::new(), Vec::new()),
     };
-    let in_reply_to = header("in-reply-to").map_or(in_reply_to, super::message_ids);
-    let references = header("references").map_or(references, super::message_ids);
+    // An id of another character set or with blank space cannot go into a header.
+    let clean = |ids: Vec<String>| -> Vec<String> {
+        ids.into_iter()
+            .filter(|id| {
+                id.bytes()
+                    .all(|b| (33..=126).contains(&b) && b != b'<' && b != b'>')
+            })
+            .collect()
+    };
+    let in_reply_to = clean(header("in-reply-to").map_or(in_reply_to, super::message_ids));
+    let references = clean(header("references").map_or(references, super::message_ids));
     if !in_reply_to.is_empty() {
         mail = mail.in_reply_to(MessageId::from(in_reply_to));
     }
@@ -148,7 +157,10 @@ pub fn build(letter: &Letter<'_>) -> Result<Built, String> {
     let raw = mail
         .write_to_vec()
         .map_err(|e| format!("the message could not be written: {e}"))?;
-    let raw = String::from_utf8(raw).map_err(|_| "the message is not 7-bit clean".to_string())?;
+    let raw = String::from_utf8(raw)
+        .ok()
+        .filter(|r| r.is_ascii())
+        .ok_or("an address is not in ASCII: the message cannot be written")?;
     Ok(Built { from, raw })
 }
 

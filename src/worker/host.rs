@@ -67,19 +67,7 @@ impl Host for WorkerHost {
     }
 
     fn attachment(&self, name: &str) -> Option<HttpResponse> {
-        let file = self
-            .mail
-            .as_ref()?
-            .attachments
-            .iter()
-            .find(|a| a.name == name)?;
-        Some(HttpResponse {
-            status: 200,
-            headers: vec![("Content-Type".into(), file.content_type.clone())],
-            body: file.bytes.clone(),
-            url: format!("attachment:{name}"),
-            ..HttpResponse::default()
-        })
+        self.mail.as_ref()?.file(name)
     }
 
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, String>> {

@@ -145,6 +145,12 @@ def broken():
     return raw.encode()
 
 
+def json_body():
+    m = base("JSON inside", Auto_Submitted="no")
+    m.set_content('{"movie": {"id": 7, "title": "Solaris"}}\n')
+    return m.as_bytes()
+
+
 CASES = [
     ("alternative", alternative),
     ("nested-mixed", nested_mixed),
@@ -158,6 +164,7 @@ CASES = [
     ("no-text", no_text),
     ("text-attachment", text_attachment_latin1),
     ("broken", broken),
+    ("json-body", json_body),
 ]
 
 NAMED = {"from", "cc", "reply-to", "subject", "message-id", "date", "in-reply-to"}

@@ -27,8 +27,9 @@ export function tempDir(prefix = "mkfifo-state-") {
 }
 
 // Starts `wrangler dev` on the already built Worker (build/ must exist: scripts/build.sh).
-// `persist` keeps state across restarts; `vars` are extra [vars].
-export async function startWorker({ persist = tempDir(), vars = {}, timeoutMs = 90_000 } = {}) {
+// `persist` keeps state across restarts; `vars` are extra [vars]; `env` extra environment
+// (TMPDIR says where local send_email writes its .eml files).
+export async function startWorker({ persist = tempDir(), vars = {}, env = {}, timeoutMs = 90_000 } = {}) {
   const port = await freePort();
   const inspectorPort = await freePort();
   const varArgs = Object.entries({ MKFIFO_ADMIN_TOKEN: TOKEN, MKFIFO_FAULTS: "1", ...vars }).flatMap(
@@ -53,6 +54,7 @@ export async function startWorker({ persist = tempDir(), vars = {}, timeoutMs = 
         WRANGLER_SEND_ERROR_REPORTS: "false",
         CLOUDFLARE_CF_FETCH_ENABLED: "false",
         CI: "true",
+        ...env,
       },
     },
   );
