@@ -242,11 +242,16 @@ fn body_part(content_type: Option<&str>, body: &[u8]) -> MimePart<'static> {
         _ => {
             let ctype = ctype.unwrap_or_else(|| "application/octet-stream".into());
             let name = format!("body{}", extension(&ctype));
-            MimePart::new(
+            let file = MimePart::new(
                 ContentType::new(ctype),
                 BodyPart::Binary(body.to_vec().into()),
             )
-            .attachment(name)
+            .attachment(name);
+            // Inside multipart/mixed, where mail readers look for attachments.
+            MimePart::new(
+                ContentType::new("multipart/mixed"),
+                BodyPart::Multipart(vec![file]),
+            )
         }
     }
 }

@@ -22,6 +22,8 @@ def main(path):
         headers.setdefault(name.lower(), []).append(str(value))
     text = msg.get_body(preferencelist=("plain",))
     html = msg.get_body(preferencelist=("html",))
+    # Line ends are CRLF in a message (RFC 5322); a script's text has LF.
+    content = lambda part: part.get_content().replace("\r\n", "\n") if part is not None else None
     attachments = []
     for part in msg.iter_attachments():
         data = part.get_payload(decode=True) or b""
@@ -34,8 +36,8 @@ def main(path):
         })
     print(json.dumps({
         "headers": headers,
-        "text": text.get_content() if text is not None else None,
-        "html": html.get_content() if html is not None else None,
+        "text": content(text),
+        "html": content(html),
         "attachments": attachments,
         "defects": [type(d).__name__ for p in msg.walk() for d in p.defects],
         "ascii": all(b < 128 for b in raw),

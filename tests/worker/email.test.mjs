@@ -42,7 +42,7 @@ test("a message to NAME@DOMAIN is stored as a Request with its raw size", async 
   assert.equal(r.status, 200, await r.text());
   const [entry] = await getLog(worker.base, "inbox", "?bodies=1");
   assert.equal(entry.source, "email");
-  assert.equal(entry.method, "POST");
+  assert.equal(entry.method, "MAIL");
   assert.equal(entry.request_bytes, Buffer.byteLength(raw));
   assert.equal(entry.body, raw);
 });

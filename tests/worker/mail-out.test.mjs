@@ -98,7 +98,7 @@ test("a From: outside the domain fails the delivery and says why", async () => {
     const j = await r.json();
     return j.entry.delivery === "failed" && j;
   }, "the failed delivery");
-  assert.match(entry.deliveries[0].last_error, /only from an address of mkfifo\.localhost/);
+  assert.match(entry.deliveries[0].attempts[0].error, /only from an address of mkfifo\.localhost/);
   assert.equal(sentFiles().length, seen);
 });
 
@@ -165,7 +165,7 @@ test("an answer by mail joins the thread; an automatic message gets none (RFC 38
   const detail = await (await fetch(`${worker.base}/_/api/fifos/answers/log/${entry.request_id}`, {
     headers: { Authorization: "Bearer test-operator-token" },
   })).json();
-  assert.match(detail.deliveries[0].last_error, /Auto-Submitted, RFC 3834/);
+  assert.match(detail.deliveries[0].attempts[0].error, /Auto-Submitted, RFC 3834/);
   assert.equal(sentFiles().length, seen);
 });
 
