@@ -32,8 +32,8 @@ pub struct Mail {
 }
 
 /// One attachment: a part with a file name, a part marked `Content-Disposition:
-/// attachment`, or a part that is neither text/plain nor text/html (a nested message
-/// too, whole).
+/// attachment`, a part that is neither text/plain nor text/html (a nested message too,
+/// whole), or a text part after the first of its type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attachment {
     /// The file name (decoded), unique within the message; `attachment-N` when the part
@@ -206,12 +206,18 @@ pub fn parse(raw: &[u8], envelope_from: &str, envelope_to: &str, domain: &str) -
             PartType::Html(t) if ctype == "text/html" => Some(t),
             _ => None,
         };
+        // The first plain and the first HTML text are the message's text; any later
+        // one is kept as an attachment, so nothing is lost.
+        let first_of_its_kind = match ctype.as_str() {
+            "text/plain" => mail.content_type.is_empty(),
+            _ => html.is_none(),
+        };
         match body_text {
-            Some(t) if !named && !disposed => {
-                if ctype == "text/plain" && mail.content_type.is_empty() {
+            Some(t) if !named && !disposed && first_of_its_kind => {
+                if ctype == "text/plain" {
                     mail.stdin = lf_line_ends(t);
                     mail.content_type = "text/plain; charset=utf-8".into();
-                } else if ctype == "text/html" && html.is_none() {
+                } else {
                     html = Some(i);
                 }
             }

@@ -145,6 +145,20 @@ def broken():
     return raw.encode()
 
 
+def two_texts():
+    # Text, a picture, more text: as some mail programs split a message.
+    m = base("Two texts")
+    m.make_mixed()
+    for part in ("First words.\n", PNG, "Last words.\n"):
+        p = EmailMessage(policy=policy.SMTP)
+        if isinstance(part, bytes):
+            p.set_content(part, maintype="image", subtype="png", disposition="inline")
+        else:
+            p.set_content(part)
+        m.attach(p)
+    return m.as_bytes()
+
+
 def json_body():
     m = base("JSON inside", Auto_Submitted="no")
     m.set_content('{"movie": {"id": 7, "title": "Solaris"}}\n')
@@ -165,6 +179,7 @@ CASES = [
     ("text-attachment", text_attachment_latin1),
     ("broken", broken),
     ("json-body", json_body),
+    ("two-texts", two_texts),
 ]
 
 NAMED = {"from", "cc", "reply-to", "subject", "message-id", "date", "in-reply-to"}
@@ -223,11 +238,12 @@ def expected(raw):
         ctype = part.get_content_type()
         name = part.get_filename()
         disposed = part.get_content_disposition() == "attachment"
-        if not name and not disposed and ctype in ("text/plain", "text/html"):
+        first = (ctype == "text/plain" and stdin is None) or (ctype == "text/html" and html is None)
+        if not name and not disposed and first:
             text = part.get_content().replace("\r\n", "\n")
-            if ctype == "text/plain" and stdin is None:
+            if ctype == "text/plain":
                 stdin = text
-            elif ctype == "text/html" and html is None:
+            else:
                 html = text
             return
         if ctype == "message/rfc822":
