@@ -406,3 +406,50 @@ fn unique(taken: &[Attachment], name: String) -> String {
         .find(|c| !taken.iter().any(|a| &a.name == c))
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example of the README's "Mail in", as it says.
+    #[test]
+    fn the_readme_example() {
+        let raw = "From: =?utf-8?q?Ada_Lovel=C3=A6ce?= <ada@example.com>\r\n\
+            To: tickets@mkfifo.example\r\n\
+            Subject: =?iso-8859-1?q?Imprimante_en_feu_=E0_Paris?=\r\n\
+            Message-ID: <42@example.com>\r\n\
+            Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+            --b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThe printer is on fire.\r\n\
+            --b\r\nContent-Type: image/jpeg; name=\"fire.jpg\"\r\n\
+            Content-Transfer-Encoding: base64\r\n\r\n/9j/4AAQSkZJRg==\r\n--b--\r\n";
+        let mail = parse(
+            raw.as_bytes(),
+            "ada@example.com",
+            "tickets@mkfifo.example",
+            "mkfifo.example",
+        );
+        let vars: Vec<(&str, &str)> = mail
+            .vars
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            vars,
+            [
+                ("FROM", "ada@example.com"),
+                ("FROM_NAME", "Ada Lovel\u{e6}ce"),
+                ("TO", "tickets@mkfifo.example"),
+                ("CC", ""),
+                ("REPLY_TO", ""),
+                ("SUBJECT", "Imprimante en feu \u{e0} Paris"),
+                ("MESSAGE_ID", "42@example.com"),
+                ("DATE", ""),
+                ("IN_REPLY_TO", ""),
+                ("MAIL_TO", "tickets@mkfifo.example"),
+                ("MAIL_CONTENT_TYPE", "multipart/mixed; boundary=\"b\""),
+                ("ATTACHMENTS", "fire.jpg\timage/jpeg\t10"),
+            ]
+        );
+        assert_eq!(mail.stdin, b"The printer is on fire.");
+    }
+}
