@@ -133,8 +133,8 @@ impl mkfifo::Host for MailHost {
     ) -> mkfifo::host::LocalFuture<'_, Result<mkfifo::host::HttpResponse, String>> {
         Box::pin(async move { Err(format!("no network here: {}", request.url)) })
     }
-    fn attachment(&self, name: &str) -> Option<mkfifo::host::HttpResponse> {
-        self.0.file(name)
+    fn attachment(&self, name: &str) -> Option<Vec<u8>> {
+        self.0.file(name).map(<[u8]>::to_vec)
     }
 }
 

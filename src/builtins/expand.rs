@@ -97,7 +97,7 @@ pub fn parse_stops(v: &[u8], stops: &mut Stops) -> std::result::Result<(), Strin
     Ok(())
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -143,7 +143,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut status = 0;
     for name in operands::or_stdin(&parsed.operands) {
-        let Some(data) = operands::open(ctx, "expand", &name)? else {
+        let Some(data) = operands::open(ctx, "expand", &name).await? else {
             status = 1;
             continue;
         };

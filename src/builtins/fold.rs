@@ -17,7 +17,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -56,7 +56,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut status = 0;
     for name in operands::or_stdin(&parsed.operands) {
-        let Some(data) = operands::open(ctx, "fold", &name)? else {
+        let Some(data) = operands::open(ctx, "fold", &name).await? else {
             status = 1;
             continue;
         };

@@ -29,7 +29,7 @@ fn mac<M: Mac + KeyInit>(ctx: &mut Ctx<'_>, key: &[u8], data: &[u8]) -> Result<V
     Ok(m.finalize().into_bytes().to_vec())
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -83,7 +83,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ctx.stderr.extend_from_slice(b"hmac: the key is empty\n");
         return Ok(1);
     }
-    let data = ctx.stdin.read_all();
+    let data = ctx.stdin.read_all().await?;
     let out = match alg.as_slice() {
         b"md5" => mac::<Hmac<md5::Md5>>(ctx, &key, &data)?,
         b"sha1" => mac::<Hmac<sha1::Sha1>>(ctx, &key, &data)?,

@@ -71,7 +71,7 @@ impl Lines {
     }
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -100,7 +100,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         // One input at a time: an input that cannot be read is skipped.
         let mut status = 0;
         for name in &names {
-            let Some(data) = operands::open(ctx, "paste", name)? else {
+            let Some(data) = operands::open(ctx, "paste", name).await? else {
                 status = 1;
                 continue;
             };
@@ -136,7 +136,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 continue;
             }
         }
-        match ctx.open(name)? {
+        match ctx.open(name).await? {
             Ok(data) => {
                 ctx.budget.spend_bytes(data.len())?;
                 if name == b"-" {

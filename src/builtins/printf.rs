@@ -6,7 +6,7 @@ use crate::builtins::common::format::{self, Sink};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut rest = args.get(1..).unwrap_or(&[]);
     // GNU printf takes no options, but skips one leading `--`.
     if rest.first().is_some_and(|a| a == b"--") {

@@ -17,7 +17,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -38,7 +38,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut status = 0;
     if parsed.operands.is_empty() {
-        let data = ctx.stdin.read_all();
+        let data = ctx.stdin.read_all().await?;
         status |= reverse(ctx, b"stdin", &data)?;
     }
     for name in &parsed.operands {
@@ -46,7 +46,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let reason = if name == b"-" {
             "No such file or directory".to_string()
         } else {
-            match ctx.open(name)? {
+            match ctx.open(name).await? {
                 Ok(data) => {
                     status |= reverse(ctx, name, &data)?;
                     continue;

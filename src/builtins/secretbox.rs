@@ -33,7 +33,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -83,7 +83,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         .first()
         .cloned()
         .unwrap_or_else(|| b"-".to_vec());
-    let data = match ctx.open(&name)? {
+    let data = match ctx.open(&name).await? {
         Ok(d) => d,
         Err(why) => {
             let msg = format!("secretbox: {}: {why}\n", quote_name(&name));

@@ -58,7 +58,7 @@ struct Opts {
 /// A message, and whether GNU adds its "Try ... --help" line.
 type Fail = (String, bool);
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let (o, operands) = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err((msg, usage)) => {
@@ -79,7 +79,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         }
     }
     let input = operands.first().cloned().unwrap_or_else(|| b"-".to_vec());
-    let Some(data) = operands::open(ctx, "uniq", &input)? else {
+    let Some(data) = operands::open(ctx, "uniq", &input).await? else {
         return Ok(1);
     };
     ctx.budget.spend_bytes(data.len())?;

@@ -4,8 +4,9 @@
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::shell_quote;
-use crate::builtins::{lookup, Ctx, Input};
+use crate::builtins::{lookup, run_tool, Ctx};
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
 const SPEC: Spec = Spec {
     short: "0a:d:E:e::I:i::L:l::n:oP:prs:tx",
@@ -115,7 +116,7 @@ fn delimiter(v: &[u8]) -> Option<u8> {
     }
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -270,7 +271,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
 
     let input = match &o.arg_file {
-        Some(name) => match ctx.open(name)? {
+        Some(name) => match ctx.open(name).await? {
             Ok(data) => data.to_vec(),
             Err(reason) => {
                 let mut msg = b"xargs: cannot open ".to_vec();
@@ -282,7 +283,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 return Ok(1);
             }
         },
-        None => ctx.stdin.read_all(),
+        None => ctx.stdin.read_all().await?,
     };
     ctx.budget.spend_bytes(input.len())?;
     let (items, read_error) = if let Some(d) = o.delim {
@@ -304,11 +305,11 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     // imply) only the command lines that were complete.
     let drop_partial = read_error.is_some() && o.exit_on_size;
     let status = if let Some(r) = &o.replace {
-        run_replace(ctx, &mut runner, &items, r, o.size)?
+        run_replace(ctx, &mut runner, &items, r, o.size).await?
     } else if read_error.is_some() && items.is_empty() {
         None
     } else {
-        run_batches(ctx, &mut runner, &items, &o, drop_partial)?
+        run_batches(ctx, &mut runner, &items, &o, drop_partial).await?
     };
     if let Some(status) = status {
         return Ok(status);
@@ -520,7 +521,7 @@ impl Runner<'_> {
     }
 
     /// Runs one command line; `Some(status)` when xargs must stop with it.
-    fn exec(&mut self, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<Option<Status>> {
+    async fn exec(&mut self, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<Option<Status>> {
         ctx.budget.spend(1)?;
         if self.verbose {
             for (i, a) in argv.iter().enumerate() {
@@ -539,23 +540,22 @@ impl Runner<'_> {
             ctx.stderr.extend_from_slice(&msg);
             return Ok(Some(127));
         };
-        let mut empty = Input::default();
-        let stdin: &mut Input = if self.keep_stdin {
-            &mut *ctx.stdin
-        } else {
-            &mut empty
-        };
+        // GNU xargs gives its commands /dev/null as stdin unless -o.
+        let empty = Stdin::default();
+        let stdin = if self.keep_stdin { ctx.stdin } else { &empty };
         let mut nested = Ctx {
             stdin,
             stdout: &mut *ctx.stdout,
             stderr: &mut *ctx.stderr,
-            budget: &mut *ctx.budget,
+            out: ctx.out,
+            err: ctx.err,
+            budget: ctx.budget,
             vars: ctx.vars,
             host: ctx.host,
-            caches: &mut *ctx.caches,
-            resources: ctx.resources,
+            caches: ctx.caches,
+            net: ctx.net,
         };
-        let status = tool(&mut nested, argv)?;
+        let status = run_tool(tool, &mut nested, argv).await?;
         match status {
             0 => Ok(None),
             255 => {
@@ -578,7 +578,7 @@ fn arg_len(a: &[u8]) -> usize {
 }
 
 /// The usual mode: as many items per command as `-n`, `-L` and `-s` allow.
-fn run_batches(
+async fn run_batches(
     ctx: &mut Ctx<'_>,
     runner: &mut Runner<'_>,
     items: &[Item],
@@ -598,7 +598,7 @@ fn run_batches(
             return Ok(None);
         }
         let argv = runner.command.to_vec();
-        return runner.exec(ctx, &argv);
+        return runner.exec(ctx, &argv).await;
     }
     let mut i = 0;
     while i < items.len() {
@@ -641,7 +641,7 @@ fn run_batches(
         if drop_partial && !full {
             break;
         }
-        if let Some(status) = runner.exec(ctx, &argv)? {
+        if let Some(status) = runner.exec(ctx, &argv).await? {
             return Ok(Some(status));
         }
     }
@@ -649,7 +649,7 @@ fn run_batches(
 }
 
 /// `-I R`: one command per input line, with R replaced by the line in each argument.
-fn run_replace(
+async fn run_replace(
     ctx: &mut Ctx<'_>,
     runner: &mut Runner<'_>,
     items: &[Item],
@@ -668,7 +668,7 @@ fn run_replace(
             warn(ctx.stderr, "argument list too long");
             return Ok(Some(runner.fatal()));
         }
-        if let Some(status) = runner.exec(ctx, &argv)? {
+        if let Some(status) = runner.exec(ctx, &argv).await? {
             return Ok(Some(status));
         }
     }

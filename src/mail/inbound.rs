@@ -72,17 +72,10 @@ const NAMED: &[&str] = &[
 ];
 
 impl Mail {
-    /// Attachment `name` as the shell reads it (`cat attachment:NAME`): an answer of
-    /// status 200 with its `Content-Type`.
-    pub fn file(&self, name: &str) -> Option<crate::host::HttpResponse> {
+    /// The bytes of attachment `name` (`cat attachment:NAME`).
+    pub fn file(&self, name: &str) -> Option<&[u8]> {
         let file = self.attachments.iter().find(|a| a.name == name)?;
-        Some(crate::host::HttpResponse {
-            status: 200,
-            headers: vec![("Content-Type".into(), file.content_type.clone())],
-            body: file.bytes.clone(),
-            url: format!("attachment:{name}"),
-            ..Default::default()
-        })
+        Some(&file.bytes)
     }
 }
 

@@ -66,8 +66,8 @@ impl Host for WorkerHost {
         random_bytes(buf);
     }
 
-    fn attachment(&self, name: &str) -> Option<HttpResponse> {
-        self.mail.as_ref()?.file(name)
+    fn attachment(&self, name: &str) -> Option<Vec<u8>> {
+        self.mail.as_ref()?.file(name).map(<[u8]>::to_vec)
     }
 
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, String>> {

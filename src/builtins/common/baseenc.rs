@@ -400,7 +400,11 @@ const SPEC_BASENC: Spec = Spec {
 };
 
 /// Runs `base64`, `base32` (`fixed` is their encoding) or `basenc` (`fixed` is `None`).
-pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], fixed: Option<Encoding>) -> Result<Status> {
+pub async fn run_tool(
+    ctx: &mut Ctx<'_>,
+    args: &[Vec<u8>],
+    fixed: Option<Encoding>,
+) -> Result<Status> {
     let prog = match fixed {
         Some(Encoding::Base32) => "base32",
         Some(_) => "base64",
@@ -459,7 +463,7 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], fixed: Option<Encoding>) ->
         .first()
         .cloned()
         .unwrap_or_else(|| b"-".to_vec());
-    let data = match ctx.open(&name)? {
+    let data = match ctx.open(&name).await? {
         Ok(d) => d,
         Err(why) => {
             let msg = format!("{prog}: {}: {why}\n", quote_name(&name));

@@ -327,7 +327,7 @@ struct Deflater<'a> {
 }
 
 /// Compresses `input` at `level` (1-9) into a raw deflate stream.
-pub fn deflate(input: &[u8], level: u32, budget: &mut Budget) -> Result<Vec<u8>> {
+pub fn deflate(input: &[u8], level: u32, budget: &Budget) -> Result<Vec<u8>> {
     let level = (level as usize).clamp(1, 9);
     let mut d = Deflater {
         input,
@@ -375,7 +375,7 @@ pub fn deflate(input: &[u8], level: u32, budget: &mut Budget) -> Result<Vec<u8>>
 
 impl Deflater<'_> {
     /// Reads up to `n` more bytes of input into the window at `at`.
-    fn read_buf(&mut self, at: usize, n: usize, budget: &mut Budget) -> Result<usize> {
+    fn read_buf(&mut self, at: usize, n: usize, budget: &Budget) -> Result<usize> {
         let take = n.min(self.input.len() - self.read);
         budget.spend_bytes(take)?;
         self.window[at..at + take].copy_from_slice(&self.input[self.read..self.read + take]);
@@ -383,7 +383,7 @@ impl Deflater<'_> {
         Ok(take)
     }
 
-    fn lm_init(&mut self, budget: &mut Budget) -> Result<()> {
+    fn lm_init(&mut self, budget: &Budget) -> Result<()> {
         self.lookahead = self.read_buf(0, WINDOW_SIZE, budget)?;
         if self.lookahead == 0 {
             self.eof = true;
@@ -414,7 +414,7 @@ impl Deflater<'_> {
         head
     }
 
-    fn fill_window(&mut self, budget: &mut Budget) -> Result<()> {
+    fn fill_window(&mut self, budget: &Budget) -> Result<()> {
         let mut more = WINDOW_SIZE - self.lookahead - self.strstart;
         if self.strstart >= WSIZE + MAX_DIST {
             self.window.copy_within(WSIZE..WINDOW_SIZE, 0);
@@ -533,7 +533,7 @@ impl Deflater<'_> {
         self.block_start = self.strstart as isize;
     }
 
-    fn deflate_fast(&mut self, budget: &mut Budget) -> Result<()> {
+    fn deflate_fast(&mut self, budget: &Budget) -> Result<()> {
         self.prev_length = MIN_MATCH - 1;
         let mut match_length = 0usize;
         while self.lookahead != 0 {
@@ -581,7 +581,7 @@ impl Deflater<'_> {
         Ok(())
     }
 
-    fn deflate_lazy(&mut self, budget: &mut Budget) -> Result<()> {
+    fn deflate_lazy(&mut self, budget: &Budget) -> Result<()> {
         let mut match_available = false;
         let mut match_length = MIN_MATCH - 1;
         while self.lookahead != 0 {

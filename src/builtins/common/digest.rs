@@ -198,7 +198,7 @@ struct Options {
 }
 
 /// Runs a `*sum` tool: `base` is its algorithm (b2sum: 512-bit BLAKE2b unless `-l`).
-pub fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<Status> {
+pub async fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<Status> {
     let prog =
         String::from_utf8_lossy(args.first().map(|a| a.as_slice()).unwrap_or(b"sum")).into_owned();
     let spec = if matches!(base, Algo::Blake2b(_)) {
@@ -262,11 +262,11 @@ pub fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<Status
         operands.push(b"-".to_vec());
     }
     if o.check {
-        return check_all(ctx, &prog, &o, &operands);
+        return check_all(ctx, &prog, &o, &operands).await;
     }
     let mut status = 0;
     for name in &operands {
-        let data = match ctx.open(name)? {
+        let data = match ctx.open(name).await? {
             Ok(d) => d,
             Err(why) => {
                 let shown = quote_name(name);
@@ -438,11 +438,16 @@ struct Tally {
     proper: bool,
 }
 
-fn check_all(ctx: &mut Ctx<'_>, prog: &str, o: &Options, lists: &[Vec<u8>]) -> Result<Status> {
+async fn check_all(
+    ctx: &mut Ctx<'_>,
+    prog: &str,
+    o: &Options,
+    lists: &[Vec<u8>],
+) -> Result<Status> {
     let mut status = 0;
     for list_name in lists {
         let from_stdin = list_name == b"-";
-        let list = match ctx.open(list_name)? {
+        let list = match ctx.open(list_name).await? {
             Ok(d) => d,
             Err(why) => {
                 let shown = quote_name(list_name);
@@ -458,14 +463,14 @@ fn check_all(ctx: &mut Ctx<'_>, prog: &str, o: &Options, lists: &[Vec<u8>]) -> R
         } else {
             quote_name(list_name)
         };
-        if check_list(ctx, prog, o, &list, &shown_list, from_stdin)? != 0 {
+        if check_list(ctx, prog, o, &list, &shown_list, from_stdin).await? != 0 {
             status = 1;
         }
     }
     Ok(status)
 }
 
-fn check_list(
+async fn check_list(
     ctx: &mut Ctx<'_>,
     prog: &str,
     o: &Options,
@@ -503,7 +508,7 @@ fn check_list(
             continue;
         };
         t.proper = true;
-        let data = match ctx.open(&entry.name)? {
+        let data = match ctx.open(&entry.name).await? {
             Ok(d) => d,
             Err(why) => {
                 if o.ignore_missing && why == "No such file or directory" {

@@ -384,7 +384,7 @@ impl FormatCache {
 }
 
 /// The parsed format for `fmt`, from the cache in `caches`.
-pub fn cached(caches: &mut Caches, fmt: &[u8], escapes: bool) -> Rc<Format> {
+pub fn cached(caches: &Caches, fmt: &[u8], escapes: bool) -> Rc<Format> {
     caches.get::<FormatCache>().get(fmt, escapes)
 }
 
@@ -392,7 +392,7 @@ pub fn cached(caches: &mut Caches, fmt: &[u8], escapes: bool) -> Rc<Format> {
 pub struct Sink<'a> {
     pub out: &'a mut Vec<u8>,
     pub err: &'a mut Vec<u8>,
-    pub budget: &'a mut Budget,
+    pub budget: &'a Budget,
     /// The tool's name for messages (`printf`).
     pub prog: &'a str,
 }

@@ -73,7 +73,7 @@ fn worse(a: Status, b: Status) -> Status {
     }
 }
 
-pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Status> {
+pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Status> {
     // GNU's gunzip and zcat are scripts that run gzip: every message says "gzip".
     let prog = "gzip";
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
@@ -144,7 +144,7 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
             status = worse(status, 1);
             continue;
         }
-        let data = match ctx.open(name)? {
+        let data = match ctx.open(name).await? {
             Ok(d) => d,
             Err(why) => {
                 let text = format!("{prog}: {shown}: {why}\n");

@@ -46,7 +46,7 @@ enum Source {
     Resolution,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -207,7 +207,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             }
         }
         Source::File(name) => {
-            let data = match ctx.open(&name)? {
+            let data = match ctx.open(&name).await? {
                 Ok(d) => d,
                 Err(reason) => {
                     let msg = format!("date: {}: {reason}\n", show(&name));
