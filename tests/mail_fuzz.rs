@@ -185,3 +185,39 @@ fn damaged_corpus_messages() {
     }
     assert!(files >= 13, "{files} corpus files");
 }
+
+/// Base64 in lines of any length, with CRLF or LF, padded or not, a space here and there:
+/// the attachment's bytes are what was encoded (the vendored mail-parser decodes whole
+/// clean lines four characters at a time, and the rest a byte at a time).
+#[test]
+fn base64_attachments_decode_in_every_line_shape() {
+    let mut rng = Rng(0x6236_3400);
+    for case in 0..600 {
+        let len = rng.below(400);
+        let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        let b64 = data_encoding::BASE64.encode(&data);
+        let width = [3, 4, 5, 8, 60, 63, 64, 76, 77, 1000][rng.below(10)];
+        let eol = if rng.chance(50) { "\r\n" } else { "\n" };
+        let mut body = String::new();
+        for (i, chunk) in b64.as_bytes().chunks(width).enumerate() {
+            if i > 0 && rng.chance(5) {
+                body.push(' ');
+            }
+            body.push_str(std::str::from_utf8(chunk).unwrap());
+            body.push_str(eol);
+        }
+        let raw = format!(
+            "From: a@example.com{eol}Message-ID: <{case}@example.com>{eol}\
+             Content-Type: multipart/mixed; boundary=\"b\"{eol}{eol}--b{eol}\
+             Content-Type: text/plain{eol}{eol}text{eol}--b{eol}\
+             Content-Type: application/octet-stream; name=\"d.bin\"{eol}\
+             Content-Transfer-Encoding: base64{eol}{eol}{body}--b--{eol}"
+        );
+        let mail = inbound::parse(raw.as_bytes(), "", "", "mkfifo.localhost");
+        assert_eq!(mail.attachments.len(), 1, "case {case}");
+        assert_eq!(
+            mail.attachments[0].bytes, data,
+            "case {case}: width {width}, {eol:?}"
+        );
+    }
+}
