@@ -252,23 +252,25 @@ function mailMessage(bytes, to) {
 }
 
 // Inbound mail through the test-only route (the local trigger refuses messages over
-// 1 MiB): a message of 4.3 MB with a 3.1 MB attachment that the script reads, beyond a
-// small message, and beyond the same bytes taken by the same path as an HTTP body (so
-// that what is left is reading the message: the parse, the attachment, the variables).
+// 1 MiB): a message of 4.3 MB with a 3.1 MB attachment, to a FIFO whose `To: -` script
+// reads the attachment. The object reads the message N times (`&repeat=N`): (time of N -
+// time of 1) / (N - 1) is the CPU of one reading (parse, variables, text, attachment), as
+// the clock inside a Worker does not move. The whole Request is timed beyond a 2 kB
+// message too (that includes moving 4.3 MB into the object and the script).
 async function mailCases(base) {
   const script = "To: -\n\ncat attachment:numbers.bin | wc -c >/dev/null\ncat >/dev/null\n";
   await putFifo(base, "bench-mail", script);
   const big = mailMessage(4.3e6, "bench-mail@mkfifo.localhost");
   const small = mailMessage(2000, "bench-mail@mkfifo.localhost");
-  const mail = (body, as = "email") => async () => {
-    const r = await fetch(`${base}/_/test/mail?from=ada@example.com&to=bench-mail@mkfifo.localhost&as=${as}`, { method: "POST", body });
+  const N = 9;
+  const mail = (body, repeat = 1) => async () => {
+    const r = await fetch(`${base}/_/test/mail?from=ada@example.com&to=bench-mail@mkfifo.localhost&repeat=${repeat}`, { method: "POST", body });
     const text = await r.text();
     if (r.status !== 200) throw new Error(`bench-mail: ${r.status} ${text}`);
   };
-  // The baseline: the same bytes by the same path, as an HTTP body that is not read as mail.
-  const cases = [mail(small), mail(big), mail(big, "http")];
+  const cases = [mail(small), mail(big), mail(big, N)];
   const times = cases.map(() => []);
-  const rounds = QUICK ? 5 : 21;
+  const rounds = QUICK ? 5 : 15;
   for (let round = 0; round <= rounds; round++) {
     for (const [i, c] of cases.entries()) {
       const t0 = process.hrtime.bigint();
@@ -276,10 +278,10 @@ async function mailCases(base) {
       if (round > 0) times[i].push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
   }
-  const [tSmall, tBig, tHttp] = times.map(median);
+  const [tSmall, tBig, tRepeat] = times.map(median);
   return [
-    [`a ${(big.length / 1e6).toFixed(1)} MB message with a 3.1 MB attachment read by the script, beyond a 2 kB message`, `${(tBig - tSmall).toFixed(1)} ms`],
-    ["the same, beyond the same bytes by the same path as an HTTP body (reading the message)", `${(tBig - tHttp).toFixed(1)} ms`],
+    [`reading a ${(big.length / 1e6).toFixed(1)} MB message with a 3.1 MB attachment (parse, variables, text, attachment)`, `${((tRepeat - tBig) / (N - 1)).toFixed(1)} ms`],
+    ["the whole Request of that message, the script reading the attachment, beyond a 2 kB message", `${(tBig - tSmall).toFixed(1)} ms`],
   ];
 }
 

@@ -286,14 +286,14 @@ export default {
 
 // Hands a raw message to the object of the FIFO it is addressed to; the reason to refuse
 // it, or null when it was taken.
-async function deliverMail(env, raw, rawSize, from, to, source = "email") {
+async function deliverMail(env, raw, rawSize, from, to, repeat = "1") {
   const name = to.split("@")[0].toLowerCase().split("+")[0];
   freshAfterPanic();
   const problem = wasm.fifoNameError(name);
   if (problem) return `no such FIFO: ${problem}`;
   let resp;
   try {
-    resp = await callFifo(env, name, mailRequest(name, raw, rawSize, from, to, source));
+    resp = await callFifo(env, name, mailRequest(name, raw, rawSize, from, to, repeat));
   } catch (err) {
     return `temporarily unavailable: ${(err && err.message) || err}`;
   }
@@ -302,7 +302,7 @@ async function deliverMail(env, raw, rawSize, from, to, source = "email") {
   return resp.ok ? null : `${name}: ${text.trim().replace(/^\d{3} /, "")}`;
 }
 
-function mailRequest(name, raw, rawSize, from, to, source) {
+function mailRequest(name, raw, rawSize, from, to, repeat) {
   return new Request(`https://fifo.internal/${name}/`, {
     method: "POST",
     body: raw,
@@ -310,11 +310,12 @@ function mailRequest(name, raw, rawSize, from, to, source) {
       "Content-Length": String(rawSize),
       "Content-Type": "message/rfc822",
       "x-mkfifo-fifo": name,
-      "x-mkfifo-source": source,
+      "x-mkfifo-source": "email",
       "x-mkfifo-mail-from": from,
       "x-mkfifo-mail-to": to,
       "x-mkfifo-request-id": crypto.randomUUID(),
       "x-mkfifo-hops": "0",
+      "x-mkfifo-bench-repeat": repeat,
     },
   });
 }
@@ -322,14 +323,13 @@ function mailRequest(name, raw, rawSize, from, to, source) {
 // Tests and benchmarks only (MKFIFO_FAULTS=1): POST /_/test/mail?from=..&to=.. takes the
 // path of inbound mail without the local trigger's limits (it refuses messages over 1 MiB
 // and those it cannot parse itself). Answers 200, or 400 with the reason of the refusal.
-// With &as=http the same bytes take the same path as an HTTP body, not read as mail: the
-// benchmark's baseline.
+// With &repeat=N the object reads the message N times (the benchmark of its reading).
 async function testMail(request, env) {
   const url = new URL(request.url);
   const raw = new Uint8Array(await request.arrayBuffer());
   const from = url.searchParams.get("from") || "";
   const to = url.searchParams.get("to") || "";
-  const source = url.searchParams.get("as") === "http" ? "http" : "email";
-  const refusal = await deliverMail(env, raw, raw.byteLength, from, to, source);
+  const repeat = url.searchParams.get("repeat") || "1";
+  const refusal = await deliverMail(env, raw, raw.byteLength, from, to, repeat);
   return refusal ? plain(400, refusal) : plain(200, "taken");
 }

@@ -38,6 +38,30 @@ impl Fifo {
     }
 }
 
+/// Benchmarks only (`MKFIFO_FAULTS=1`): the test route's `&repeat=N` reads the message N
+/// times in all, so that the time of one reading shows as the difference of N and 1.
+pub(super) const BENCH_REPEAT: &str = "x-mkfifo-bench-repeat";
+
+impl Fifo {
+    /// Reads the message again as many times as the benchmark asked for.
+    pub(super) fn read_mail_again(&self, req: &worker::Request, incoming: &mut Incoming) {
+        if !crate::worker::faults_allowed(&self.env) {
+            return;
+        }
+        let times: u32 = req
+            .headers()
+            .get(BENCH_REPEAT)
+            .ok()
+            .flatten()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        for _ in 1..times.min(100) {
+            incoming.mail = None;
+            self.read_mail(incoming);
+        }
+    }
+}
+
 /// Why a message is refused when its `To: -` script fails: the first line the script
 /// wrote to stderr, else the failure itself.
 pub(super) fn reject_reason(failure: &RunFailure) -> String {

@@ -45,6 +45,7 @@ impl Fifo {
         }
         let mut incoming = incoming(&req, &name, body)?;
         self.read_mail(&mut incoming);
+        self.read_mail_again(&req, &mut incoming);
         let (mail_from, subject) = incoming
             .mail
             .as_ref()

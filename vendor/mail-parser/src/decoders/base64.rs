@@ -173,28 +173,32 @@ pub fn base64_decode_stream<'x>(
 /// mkfifo: decodes the line at the start of `rest` (up to its `\n`, without it) into
 /// `buf` when it is base64 alone, a multiple of four characters without padding, an
 /// optional `\r` at its end. Returns the line's length and its last two bytes; `None`
-/// (and `buf` as it was) for any other line.
+/// (and `buf` as it was) for any other line. One pass, four characters at a time.
 fn decode_base64_line(rest: &[u8], buf: &mut Vec<u8>) -> Option<(usize, u8, u8)> {
-    let line_len = rest.iter().position(|&c| c == b'\n')?;
-    let line = &rest[..line_len];
-    let body = line.strip_suffix(b"\r").unwrap_or(line);
-    if body.len() < 4 || body.len() % 4 != 0 {
-        return None;
-    }
     let mark = buf.len();
-    buf.reserve(body.len() / 4 * 3);
-    for quad in body.chunks_exact(4) {
-        let val = BASE64_MAP[0][quad[0] as usize]
-            | BASE64_MAP[1][quad[1] as usize]
-            | BASE64_MAP[2][quad[2] as usize]
-            | BASE64_MAP[3][quad[3] as usize];
-        if val >= 0x01ffffff {
-            buf.truncate(mark);
-            return None;
+    let mut i = 0;
+    for quad in rest.chunks_exact(4) {
+        let [a, b, c, d] = [quad[0], quad[1], quad[2], quad[3]].map(|ch| BASE64_DECODE[ch as usize]);
+        if (a | b | c | d) >= 64 {
+            break;
         }
-        buf.extend_from_slice(&val.to_le_bytes()[0..3]);
+        buf.extend_from_slice(&[(a << 2) | (b >> 4), (b << 4) | (c >> 2), (c << 6) | d]);
+        i += 4;
     }
-    Some((line_len, line[line_len - 1], line[line_len - 2]))
+    let line_len = match rest.get(i..i + 2) {
+        _ if i == 0 => None,
+        Some([b'\r', b'\n']) => Some(i + 1),
+        Some([b'\n', _]) => Some(i),
+        None if rest.get(i) == Some(&b'\n') => Some(i),
+        _ => None,
+    };
+    match line_len {
+        Some(len) => Some((len, rest[len - 1], rest[len - 2])),
+        None => {
+            buf.truncate(mark);
+            None
+        }
+    }
 }
 
 impl<'x> MessageStream<'x> {
