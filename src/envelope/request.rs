@@ -141,20 +141,25 @@ impl Incoming {
             if lower == "content-type" || lower == "content-length" {
                 continue;
             }
-            let var: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() {
-                        c.to_ascii_uppercase()
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            set(&format!("HTTP_{var}"), value);
+            set(&format!("HTTP_{}", var_name(name)), value);
         }
         vars
     }
+}
+
+/// A header's name as a variable's: `X-GitHub-Event` is `X_GITHUB_EVENT` (in `HTTP_*`, and
+/// in `MAIL_*` for mail).
+pub fn var_name(header: &str) -> String {
+    header
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Arguments are bytes: JSON holds them as base64 strings.

@@ -154,7 +154,7 @@ pub fn parse(raw: &[u8], envelope_from: &str, envelope_to: &str, domain: &str) -
         if NAMED.iter().any(|n| n.eq_ignore_ascii_case(name)) {
             continue;
         }
-        let var = format!("MAIL_{}", var_name(name));
+        let var = format!("MAIL_{}", crate::envelope::request::var_name(name));
         let value = match &h.value {
             HeaderValue::Text(_) | HeaderValue::TextList(_) | HeaderValue::Address(_) => {
                 header_text(&h.value)
@@ -285,20 +285,6 @@ fn header_name<'a>(name: &'a HeaderName<'_>) -> &'a str {
         HeaderName::Other(n) => n.as_ref(),
         n => n.as_static_str(),
     }
-}
-
-/// `X-Spam-Score` as `X_SPAM_SCORE`.
-fn var_name(header: &str) -> String {
-    header
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// A header's decoded text (RFC 2047 words decoded, lines unfolded).

@@ -102,6 +102,12 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, ti
   return { base, persist, stop, log: () => log, readyMs: Date.now() - started };
 }
 
+// A message through the local mail trigger, as Email Routing would hand it to the Worker.
+export function sendMail(base, from, to, raw) {
+  const url = `${base}/cdn-cgi/handler/email?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+  return fetch(url, { method: "POST", body: raw });
+}
+
 // The JSON API with the operator token.
 export function api(base, method, apiPath, body, headers = {}) {
   return fetch(`${base}/_/api/${apiPath}`, {

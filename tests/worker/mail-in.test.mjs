@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, getLog, putFifo, startServer, startWorker, until } from "./harness.mjs";
+import { ROOT, getLog, putFifo, sendMail, startServer, startWorker, until } from "./harness.mjs";
 
 const CORPUS = path.join(ROOT, "tests/mail");
 const DOMAIN = "mkfifo.localhost";
@@ -22,10 +22,6 @@ after(async () => {
   await worker.stop();
 });
 
-function sendMail(from, to, raw) {
-  const url = `${worker.base}/cdn-cgi/handler/email?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
-  return fetch(url, { method: "POST", body: raw });
-}
 
 // Every variable a mail script sees, its stdin, the selectors and a digest of each
 // attachment read with `cat attachment:NAME`, posted as JSON to the test's server.
@@ -63,7 +59,7 @@ test("each message of the corpus is seen as Python's email package reads it", as
   for (const file of corpus) {
     const raw = fs.readFileSync(path.join(CORPUS, file));
     const want = JSON.parse(fs.readFileSync(path.join(CORPUS, file.replace(/\.eml$/, ".json")), "utf8"));
-    const r = await sendMail("sender@example.com", want.envelope_to, raw);
+    const r = await sendMail(worker.base, "sender@example.com", want.envelope_to, raw);
     assert.equal(r.status, 200, `${file}: ${await r.text()}`);
     const got = await dumped(want.vars.MESSAGE_ID);
     const env = { ...got.env };
@@ -98,7 +94,7 @@ test("the log shows a mail Request with its From, Subject and size", async () =>
   const file = corpus.find((f) => f.includes("alternative"));
   const raw = fs.readFileSync(path.join(CORPUS, file));
   await putFifo(worker.base, "logged", `To: ${server.url}/logged\n\ncat\n`);
-  const r = await sendMail("sender@example.com", `logged+tag@${DOMAIN}`, raw);
+  const r = await sendMail(worker.base, "sender@example.com", `logged+tag@${DOMAIN}`, raw);
   assert.equal(r.status, 200, await r.text());
   const [entry] = await getLog(worker.base, "logged");
   assert.equal(entry.source, "email");
@@ -124,12 +120,12 @@ test("To: - accepts a message when the script succeeds and refuses it with its f
       "text",
       "",
     ].join("\r\n");
-  const ok = await sendMail("ada@example.com", `strict@${DOMAIN}`, message("hello"));
+  const ok = await sendMail(worker.base, "ada@example.com", `strict@${DOMAIN}`, message("hello"));
   assert.equal(ok.status, 200, await ok.text());
-  const no = await sendMail("ada@example.com", `strict@${DOMAIN}`, message("buy spam now"));
+  const no = await sendMail(worker.base, "ada@example.com", `strict@${DOMAIN}`, message("buy spam now"));
   assert.equal(no.status, 400);
   assert.match(await no.text(), /strict: no spam here, Ada$/m);
-  const missing = await sendMail("ada@example.com", `nobody-here@${DOMAIN}`, message("hi"));
+  const missing = await sendMail(worker.base, "ada@example.com", `nobody-here@${DOMAIN}`, message("hi"));
   assert.equal(missing.status, 400);
   assert.match(await missing.text(), /nobody-here: no FIFO named nobody-here/);
 });
@@ -161,7 +157,7 @@ test("a message that has passed 16 FIFOs by mail is refused as a loop", async ()
     "again",
     "",
   ].join("\r\n");
-  const r = await sendMail(`looped@${DOMAIN}`, `looped@${DOMAIN}`, raw);
+  const r = await sendMail(worker.base, `looped@${DOMAIN}`, `looped@${DOMAIN}`, raw);
   assert.equal(r.status, 400);
   assert.match(await r.text(), /limited to 16 hops/);
 });

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, getLog, putFifo, startServer, startWorker, tempDir, until } from "./harness.mjs";
+import { ROOT, getLog, putFifo, sendMail, startServer, startWorker, tempDir, until } from "./harness.mjs";
 
 const DOMAIN = "mkfifo.localhost";
 let worker, server;
@@ -136,17 +136,13 @@ function inbound(to, subject, extra = []) {
   ].join("\r\n");
 }
 
-function sendMail(from, to, raw) {
-  const url = `${worker.base}/cdn-cgi/handler/email?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
-  return fetch(url, { method: "POST", body: raw });
-}
 
 test("an answer by mail joins the thread; an automatic message gets none (RFC 3834)", async () => {
   await putFifo(worker.base, "answers", "To: $FROM\nReply-To: answers\n\nprintf 'You asked: %s\\n' \"$(cat)\"\n");
   let seen = sentFiles().length;
   const raw = inbound(`answers@${DOMAIN}`, "Help");
   const id = raw.match(/Message-ID: <(.*)>/)[1];
-  assert.equal((await sendMail("ada@example.com", `answers@${DOMAIN}`, raw)).status, 200);
+  assert.equal((await sendMail(worker.base, "ada@example.com", `answers@${DOMAIN}`, raw)).status, 200);
   const m = await nextMail(seen, "the answer");
   assert.equal(header(m, "To"), "ada@example.com");
   assert.equal(header(m, "Subject"), "Re: Help");
@@ -157,7 +153,7 @@ test("an answer by mail joins the thread; an automatic message gets none (RFC 38
 
   seen = sentFiles().length;
   const auto = inbound(`answers@${DOMAIN}`, "Out of office", ["Auto-Submitted: auto-replied"]);
-  assert.equal((await sendMail("ada@example.com", `answers@${DOMAIN}`, auto)).status, 200);
+  assert.equal((await sendMail(worker.base, "ada@example.com", `answers@${DOMAIN}`, auto)).status, 200);
   const [entry] = await until(async () => {
     const log = await getLog(worker.base, "answers");
     return log[0]?.subject === "Out of office" && log[0].delivery === "failed" && log;
@@ -176,7 +172,7 @@ test("a FIFO that mails itself stops at the hop limit", async () => {
   // Each message the FIFO sends is handed back to it, as a mail server would.
   for (; rounds < 40 && status === 200; rounds++) {
     const seen = sentFiles().length;
-    const r = await sendMail(`echoes@${DOMAIN}`, `echoes@${DOMAIN}`, raw);
+    const r = await sendMail(worker.base, `echoes@${DOMAIN}`, `echoes@${DOMAIN}`, raw);
     status = r.status;
     if (status !== 200) {
       assert.match(await r.text(), /limited to 16 hops/);
