@@ -150,3 +150,24 @@ fn xargs_runs_each_command_once_with_what_it_needs() {
     assert_eq!(text(&o), want);
     assert_eq!(count.load(Ordering::SeqCst), 205, "one fetch per URL");
 }
+
+#[test]
+fn xargs_p_runs_commands_side_by_side() {
+    let (base, count) = server();
+    let urls: String = (1..=50).map(|i| format!("{base}/{i}\n")).collect();
+    let o = pollster::block_on(
+        Shell::new().run(&NativeHost, job("xargs -P 4 -n1 curl -s", &urls, 1_000_000)),
+    );
+    assert_eq!(o.status, 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let mut got: Vec<String> = text(&o).lines().map(str::to_string).collect();
+    got.sort();
+    let mut want: Vec<String> = (1..=50).map(|i| format!("body {i}")).collect();
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(count.load(Ordering::SeqCst), 50);
+    // A failing command makes the status 123; the others still run.
+    let o = run("printf '1\\n2\\n3\\n' | xargs -P 2 -n1 test 2 !=");
+    assert_eq!(o.status, 123);
+    let o = run("printf 'a\\nb\\nc\\n' | xargs -P 3 -n1 echo");
+    assert_eq!(text(&o), "a\nb\nc\n");
+}

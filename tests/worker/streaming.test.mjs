@@ -137,3 +137,15 @@ test("xargs runs curl once per URL, and xargs cat reads each URL", async () => {
     await server.close();
   }
 });
+
+test("yes | head and seq 1000000000 | head -n1 answer at once, with few steps", async () => {
+  await putFifo(worker.base, "yeshead", "To: -\n\nyes | head -n1\n");
+  await putFifo(worker.base, "seqhead", "To: -\n\nseq 1000000000 | head -n1\n");
+  for (const [fifo, want] of [["yeshead", "y\n"], ["seqhead", "1\n"]]) {
+    const r = await fetch(`${worker.base}/${fifo}/`);
+    assert.equal(r.status, 200);
+    assert.equal(await r.text(), want);
+    const [entry] = await getLog(worker.base, fifo);
+    assert.ok(entry.steps < 200_000, `${fifo}: ${entry.steps} steps`);
+  }
+});

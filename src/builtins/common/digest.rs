@@ -1,16 +1,21 @@
 //! The `*sum` family (md5sum, sha1sum, sha2 sums, b2sum): hashing, GNU's output lines
 //! and `-c` checking. Spends one step per 64 bytes hashed, plus one per checked line.
+//!
+//! Input is hashed as it comes, in blocks of at most 64 KiB; a `-c` list is read whole
+//! (it is small), the files it names as streams.
 
 use blake2::digest::block_api::{Buffer, UpdateCore, VariableOutputCore};
 use blake2::digest::block_buffer::BlockBuffer;
 use blake2::Blake2bVarCore;
 use sha2::Digest;
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
-/// Input is hashed in blocks of this size, spending steps before each.
+/// Input is hashed in blocks of at most this size, spending steps before each.
 const CHUNK: usize = 64 * 1024;
 
 /// A hash function of the family.
@@ -125,13 +130,17 @@ fn unreachable_size() -> Blake2bVarCore {
     }
 }
 
-/// Hashes `data`, spending a step per 64 bytes as it goes.
-pub fn hash(ctx: &mut Ctx<'_>, algo: Algo, data: &[u8]) -> Result<Vec<u8>> {
+/// Hashes `input` as it comes, spending a step per 64 bytes as it goes.
+pub async fn hash(ctx: &mut Ctx<'_>, algo: Algo, input: &Stdin) -> Result<Vec<u8>> {
     let mut h = Hasher::new(algo);
-    for chunk in data.chunks(CHUNK) {
-        ctx.budget.spend_bytes(chunk.len())?;
-        h.update(chunk);
+    let mut meter = ByteMeter::default();
+    while let Some(chunk) = input.read().await? {
+        for piece in chunk.chunks(CHUNK) {
+            meter.add(ctx.budget, piece.len())?;
+            h.update(piece);
+        }
     }
+    meter.finish(ctx.budget)?;
     Ok(h.finish())
 }
 
@@ -266,7 +275,7 @@ pub async fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<
     }
     let mut status = 0;
     for name in &operands {
-        let data = match ctx.open(name).await? {
+        let input = match ctx.open_stream(name).await? {
             Ok(d) => d,
             Err(why) => {
                 let shown = quote_name(name);
@@ -276,7 +285,7 @@ pub async fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<
                 continue;
             }
         };
-        let digest = hash(ctx, o.algo, &data)?;
+        let digest = hash(ctx, o.algo, &input).await?;
         write_line(ctx.stdout, &o, name, &digest);
     }
     Ok(status)
@@ -508,7 +517,7 @@ async fn check_list(
             continue;
         };
         t.proper = true;
-        let data = match ctx.open(&entry.name).await? {
+        let input = match ctx.open_stream(&entry.name).await? {
             Ok(d) => d,
             Err(why) => {
                 if o.ignore_missing && why == "No such file or directory" {
@@ -525,7 +534,7 @@ async fn check_list(
             }
         };
         t.matched_or_read = true;
-        let digest = hash(ctx, o.algo_for(&entry), &data)?;
+        let digest = hash(ctx, o.algo_for(&entry), &input).await?;
         if digest == entry.digest {
             if o.verbosity != Verbosity::Status && o.verbosity != Verbosity::Quiet {
                 write_result(ctx.stdout, &entry.name, b"OK");
