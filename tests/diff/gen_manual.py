@@ -97,7 +97,7 @@ def cases(rng):
                 others = [rng.choice(option_words(o)) for o in rng.sample(impl, min(len(impl), rng.randint(1, 3)))
                           if o is not opt]
                 if not others:
-                    break
+                    continue
                 words = [rng.choice(ws)] + others
                 rng.shuffle(words)
                 yield case(words)

@@ -301,7 +301,7 @@ def cases(rng):
     out = []
 
     def add(script, stdin=b""):
-        out.append({"tool": "sh", "script": script, "ref": "set -f\n" + script, "stdin": stdin})
+        out.append({"tool": "sh", "script": script, "ref": "set -f; " + script, "stdin": stdin})
 
     for _ in range(700):
         add(quoting(rng))

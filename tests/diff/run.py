@@ -18,7 +18,8 @@ runs every case in one process (`--batch`).
 
 Known differences are listed in tests/diff/known.txt, one per line:
     TOOL <TAB> REGEX (searched in the script) <TAB> reason
-    TOOL stderr <TAB> REGEX <TAB> reason      (only stderr differs, stdout and status agree)
+    TOOL stderr <TAB> REGEX (searched in the reference's stderr) <TAB> reason
+                                 (only stderr differs; stdout and status agree)
 They still count as failures; the report lists them with their reason.
 
 The suite fails when a tool's pass rate is below its floor in tests/diff/floors.txt
@@ -48,7 +49,9 @@ import options
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SEED = 20261130
-PRELUDE = "enable -n echo printf test '['\n"
+# On the script's first line, so that bash's "line N" is the script's; $0 is `sh`, the
+# name mkfifo-sh gives itself, so that messages start alike.
+PRELUDE = "enable -n echo printf test '['; "
 REF_TIMEOUT = 20
 
 
@@ -116,7 +119,7 @@ def run_reference(case):
     script = case.get("ref", case["script"])
     try:
         p = subprocess.run(
-            ["bash", "-c", PRELUDE + script],
+            ["bash", "-c", PRELUDE + script, "sh"],
             input=case.get("stdin", b""),
             capture_output=True,
             env=reference_env(case.get("env")),
@@ -212,8 +215,9 @@ def main():
             continue
         if stderr_only:
             s["stderr"] += 1
+        where = ref[2].decode(errors="replace") if stderr_only else case["script"]
         reason = next((r for t, err, pat, r in known
-                       if t == tool and err == stderr_only and pat.search(case["script"])), None)
+                       if t == tool and err == stderr_only and pat.search(where)), None)
         if reason:
             s["known"] += 1
         failures.setdefault(tool, []).append((i, case, mine, ref, reason))

@@ -44,6 +44,7 @@ const SPEC: Spec = Spec {
         long("silent", Arg::No, Some('q')),
         long("stdout", Arg::No, Some('c')),
         long("suffix", Arg::Required, Some('S')),
+        long("synchronous", Arg::No, None),
         long("test", Arg::No, Some('t')),
         long("time", Arg::No, Some('M')),
         long("to-stdout", Arg::No, Some('c')),
@@ -114,6 +115,11 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
                 ctx.stderr.extend_from_slice(text.as_bytes());
                 return Ok(1);
             }
+            "S" if opt.value().is_empty() => {
+                ctx.stderr
+                    .extend_from_slice(format!("{prog}: invalid suffix ''\n").as_bytes());
+                return Ok(1);
+            }
             k if k.len() == 1 && k.as_bytes()[0].is_ascii_digit() => {
                 o.level = (k.as_bytes()[0] - b'0') as u32;
             }
@@ -161,9 +167,18 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
             let out = compress(&data, o.level, ctx)?;
             ctx.budget.spend_bytes(out.len())?;
             ctx.stdout.extend_from_slice(&out);
+            if o.verbose {
+                // The saving, counting neither the 10-byte header nor the 8-byte trailer.
+                let ratio = ratio_text(out.len().saturating_sub(18) as u64, data.len() as u64);
+                ctx.stderr.extend_from_slice(format!("{ratio}\n").as_bytes());
+            }
             0
         };
         status = worse(status, s);
+        if s == 1 && ctx.stderr.ends_with(b": unexpected end of file\n") {
+            // GNU gzip exits at a stream that ends too early: later operands are not read.
+            break;
+        }
     }
     Ok(status)
 }
@@ -194,7 +209,8 @@ enum Member {
     Bad(&'static str),
 }
 
-const FTEXT_MASK_RESERVED: u8 = 0xe0;
+const FENCRYPTED: u8 = 0x20;
+const FTEXT_MASK_RESERVED: u8 = 0xc0;
 const FHCRC: u8 = 0x02;
 const FEXTRA: u8 = 0x04;
 const FNAME: u8 = 0x08;
@@ -203,16 +219,21 @@ const FCOMMENT: u8 = 0x10;
 /// Decodes the member at the start of `data` (whose magic has been checked) into `out`.
 fn member(ctx: &mut Ctx<'_>, data: &[u8], out: &mut Vec<u8>) -> Result<Member> {
     const EOF: &str = "unexpected end of file";
-    if data.len() < 10 {
-        return Ok(Member::Bad(EOF));
+    // GNU checks each header byte as it reads it: the method, then the flags.
+    match data.get(2) {
+        Some(8) => {}
+        Some(_) => return Ok(Member::Bad("unknown method")),
+        None => return Ok(Member::Bad(EOF)),
     }
-    let method = data[2];
-    let flags = data[3];
-    if method != 8 {
-        return Ok(Member::Bad("unknown method"));
+    let flags = data.get(3).copied().unwrap_or(0);
+    if flags & FENCRYPTED != 0 {
+        return Ok(Member::Bad("encrypted"));
     }
     if flags & FTEXT_MASK_RESERVED != 0 {
         return Ok(Member::Bad("unsupported flags"));
+    }
+    if data.len() < 10 {
+        return Ok(Member::Bad(EOF));
     }
     let mut pos = 10;
     if flags & FEXTRA != 0 {
@@ -342,7 +363,7 @@ fn decompress_all(
                 trailing = true;
                 if !o.quiet {
                     message = Some(format!(
-                        "{prog}: {shown}: decompression OK, trailing garbage ignored\n"
+                        "\n{prog}: {shown}: decompression OK, trailing garbage ignored\n"
                     ));
                 }
                 status = 2;
@@ -359,16 +380,23 @@ fn decompress_all(
                 header_len = header;
             }
             Member::Bad(why) => {
+                // GNU starts a line of its own only for errors inside the data.
                 let why = match why {
                     "unknown method" => {
                         format!("{shown}: unknown method {} -- not supported", rest[2])
                     }
+                    "encrypted" => format!("{shown} is encrypted -- not supported"),
                     "unsupported flags" => {
                         format!("{shown} has flags 0x{:x} -- not supported", rest[3])
                     }
-                    w => format!("{shown}: {w}"),
+                    w => format!("\n{prog}: {shown}: {w}"),
                 };
-                message = Some(format!("\n{prog}: {why}\n"));
+                let why = if why.starts_with('\n') {
+                    why
+                } else {
+                    format!("{prog}: {why}")
+                };
+                message = Some(format!("{why}\n"));
                 status = 1;
                 break;
             }

@@ -614,23 +614,28 @@ impl Parser<'_> {
         if c == EOF {
             return Err(self.r.err("expected \\ after `a', `c' or `i'"));
         }
+        let mut text = Vec::new();
         if c == i32::from(b'\\') {
             c = self.r.get();
             if c == i32::from(b'\n') {
                 c = self.r.get();
             } else if c == EOF {
                 return Ok(Vec::new());
+            } else if c == i32::from(b'\\') {
+                // `a\\t`: the second backslash starts an escape (a tab here).
             } else {
-                self.r.unget(c);
-                c = i32::from(b'\\');
+                // GNU's one-line forms `a\text` and `a \text`: the byte after the
+                // backslash is the text's first, as it is (`a\text` adds "text").
+                text.push(c as u8);
+                c = self.r.get();
             }
         } else {
-            if self.posix || c == i32::from(b'\n') {
+            // GNU 4.9 takes the one-line form even with --posix.
+            if c == i32::from(b'\n') {
                 return Err(self.r.err("expected \\ after `a', `c' or `i'"));
             }
             // One-line form: leading blanks are gone already.
         }
-        let mut text = Vec::new();
         while c != EOF {
             if c == i32::from(b'\\') {
                 c = self.r.get();
