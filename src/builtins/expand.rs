@@ -3,7 +3,8 @@
 //! bytes of input.
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::{self, quote_arg};
+use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -69,7 +70,7 @@ pub fn parse_stops(v: &[u8], stops: &mut Stops) -> std::result::Result<(), Strin
         if len == 0 {
             return Err(format!(
                 "tab size contains invalid character(s): {}",
-                quote_arg(&v[i.min(v.len())..])
+                quote_str(&v[i.min(v.len())..])
             ));
         }
         let n = v[i..i + len].iter().fold(0u64, |n, &d| {

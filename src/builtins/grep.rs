@@ -288,8 +288,9 @@ struct SearchCache {
     entries: Vec<CachedSearch>,
 }
 
-/// Patterns, matcher, -i, -w, -x, and the compiled set.
-type CachedSearch = (Vec<Vec<u8>>, u8, bool, bool, bool, Compiled);
+/// Patterns, matcher, -i, -w, -x, the compiled set, and the warnings GNU prints each
+/// time it compiles them.
+type CachedSearch = (Vec<Vec<u8>>, u8, bool, bool, bool, Compiled, Vec<String>);
 
 const SEARCH_CACHE: usize = 32;
 
@@ -629,8 +630,9 @@ fn compile(
         .entries
         .iter()
         .find(|e| e.0 == patterns && e.1 == kind && e.2 == icase && e.3 == word && e.4 == line)
-        .map(|e| e.5.clone());
-    if let Some(re) = cached {
+        .map(|e| (e.5.clone(), e.6.clone()));
+    if let Some((re, warnings)) = cached {
+        print_warnings(ctx, &warnings);
         return Ok(Search { re, empty: false });
     }
     if matcher == Matcher::Perl {
@@ -642,13 +644,15 @@ fn compile(
                 return Err(2);
             }
         };
-        remember(ctx, patterns, kind, icase, word, line, &re);
+        remember(ctx, patterns, kind, icase, word, line, &re, Vec::new());
         return Ok(Search { re, empty: false });
     }
     let mut branches = Vec::with_capacity(patterns.len());
     let mut groups = 0;
     let mut backrefs = false;
     let mut warnings: Vec<String> = Vec::new();
+    // GNU reports the error of each bad pattern, not only the first.
+    let mut bad = false;
     for p in patterns {
         let (mut node, g, b) = match matcher {
             Matcher::Fixed => (
@@ -674,7 +678,8 @@ fn compile(
                     Err(e) => {
                         ctx.stderr
                             .extend_from_slice(format!("grep: {}\n", e.message()).as_bytes());
-                        return Err(2);
+                        bad = true;
+                        continue;
                     }
                 }
             }
@@ -697,10 +702,10 @@ fn compile(
         }
         branches.push(node);
     }
-    for w in warnings {
-        ctx.stderr
-            .extend_from_slice(format!("grep: warning: {w}\n").as_bytes());
+    if bad {
+        return Err(2);
     }
+    print_warnings(ctx, &warnings);
     let node = if branches.len() == 1 {
         branches.pop().unwrap_or(Node::Empty)
     } else {
@@ -714,10 +719,18 @@ fn compile(
             return Err(2);
         }
     };
-    remember(ctx, patterns, kind, icase, word, line, &re);
+    remember(ctx, patterns, kind, icase, word, line, &re, warnings);
     Ok(Search { re, empty: false })
 }
 
+fn print_warnings(ctx: &mut Ctx<'_>, warnings: &[String]) {
+    for w in warnings {
+        ctx.stderr
+            .extend_from_slice(format!("grep: warning: {w}\n").as_bytes());
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn remember(
     ctx: &mut Ctx<'_>,
     patterns: &[Vec<u8>],
@@ -726,6 +739,7 @@ fn remember(
     word: bool,
     line: bool,
     re: &Compiled,
+    warnings: Vec<String>,
 ) {
     let cache = ctx.caches.get::<SearchCache>();
     if cache.entries.len() >= SEARCH_CACHE {
@@ -733,7 +747,7 @@ fn remember(
     }
     cache
         .entries
-        .push((patterns.to_vec(), kind, icase, word, line, re.clone()));
+        .push((patterns.to_vec(), kind, icase, word, line, re.clone(), warnings));
 }
 
 /// `-P`: Perl-style patterns through regex-syntax, read as bytes, leftmost-first as

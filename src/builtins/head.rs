@@ -4,7 +4,8 @@
 use memchr::{memchr, memrchr};
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::{self, parse_size, quote_arg, SizeError};
+use crate::builtins::common::operands::{self, parse_size, SizeError};
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -199,7 +200,7 @@ fn obsolete(spec: &[u8], o: &mut Opts) -> std::result::Result<(), ArgError> {
         (
             format!(
                 "invalid number of {what}: {}: Value too large for defined data type",
-                quote_arg(num)
+                quote_str(num)
             ),
             false,
         )
@@ -221,13 +222,13 @@ pub fn parse_count(arg: &[u8], bytes: bool) -> std::result::Result<(u64, bool), 
     match parse_size(num) {
         Ok(n) => Ok((n, elide)),
         Err(SizeError::Invalid) => Err((
-            format!("invalid number of {what}: {}", quote_arg(num)),
+            format!("invalid number of {what}: {}", quote_str(num)),
             false,
         )),
         Err(SizeError::TooLarge) => Err((
             format!(
                 "invalid number of {what}: {}: Value too large for defined data type",
-                quote_arg(num)
+                quote_str(num)
             ),
             false,
         )),

@@ -3,6 +3,7 @@
 //! per line plus 1 per 64 bytes of input.
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::operands;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
@@ -149,7 +150,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 });
             }
             Err(reason) => {
-                let msg = format!("paste: {}: {reason}\n", operands::quote(name));
+                let msg = format!("paste: {}: {reason}\n", quote_name(name));
                 ctx.stderr.extend_from_slice(msg.as_bytes());
                 return Ok(1);
             }

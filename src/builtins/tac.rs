@@ -89,7 +89,7 @@ fn open(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<Option<crate::builtins::Bytes>
         Err(reason) => {
             let msg = format!(
                 "tac: failed to open {} for reading: {reason}\n",
-                operands::quote_arg(name)
+                crate::builtins::common::quote::quote_name_always(name)
             );
             ctx.stderr.extend_from_slice(msg.as_bytes());
             Ok(None)

@@ -240,7 +240,7 @@ def check(tables, cases, env):
                 continue
             if not alone[id(o)]:
                 problems.append(f"{t.cmd}: no case uses `{o.key}` alone ({o.where})")
-            if not combined[id(o)]:
+            if not combined[id(o)] and sum(x.status == "yes" for x in t.options) > 1:
                 problems.append(f"{t.cmd}: no case uses `{o.key}` with another option ({o.where})")
         rows.append((t.cmd, counts["yes"], counts["n/a"], counts["no"]))
     return problems, rows

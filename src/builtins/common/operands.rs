@@ -2,6 +2,7 @@
 //! in messages as GNU does, and size arguments with suffixes (`10K`, `1MiB`).
 
 use crate::builtins::{Bytes, Ctx};
+use crate::builtins::common::quote::{quote_name, quote_name_always};
 use crate::error::Result;
 
 /// Opens `name` (`-` is stdin). When it cannot be opened, writes `PROG: NAME: REASON` to
@@ -10,7 +11,7 @@ pub fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>>
     match ctx.open(name)? {
         Ok(bytes) => Ok(Some(bytes)),
         Err(reason) => {
-            let line = format!("{prog}: {}: {reason}\n", quote(name));
+            let line = format!("{prog}: {}: {reason}\n", quote_name(name));
             ctx.stderr.extend_from_slice(line.as_bytes());
             Ok(None)
         }
@@ -25,7 +26,7 @@ pub fn open_for_reading(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Op
         Err(reason) => {
             let line = format!(
                 "{prog}: cannot open {} for reading: {reason}\n",
-                quote_arg(name)
+                quote_name_always(name)
             );
             ctx.stderr.extend_from_slice(line.as_bytes());
             Ok(None)
@@ -56,39 +57,6 @@ pub fn or_stdin(operands: &[Vec<u8>]) -> Vec<Vec<u8>> {
     } else {
         operands.to_vec()
     }
-}
-
-/// A name as GNU shows it in a message: bare when it is made of harmless characters,
-/// else in single quotes, with bytes that do not print as `'$'\NNN''`.
-pub fn quote(name: &[u8]) -> String {
-    let harmless = |b: u8| b.is_ascii_alphanumeric() || b"%+,-./:=@^_".contains(&b);
-    if !name.is_empty() && name.iter().all(|&b| harmless(b)) {
-        return String::from_utf8_lossy(name).into_owned();
-    }
-    let mut out = String::from("'");
-    for &b in name {
-        match b {
-            b'\'' => out.push_str("'\\''"),
-            b' '..=b'~' => out.push(b as char),
-            _ => out.push_str(&format!("'$'\\{b:03o}''")),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// A name quoted for GNU's option-argument messages: `'NAME'`.
-pub fn quote_arg(arg: &[u8]) -> String {
-    let mut out = String::from("'");
-    for &b in arg {
-        match b {
-            b'\'' => out.push_str("'\\''"),
-            b' '..=b'~' => out.push(b as char),
-            _ => out.push_str(&format!("\\{b:03o}")),
-        }
-    }
-    out.push('\'');
-    out
 }
 
 /// Why a size argument was refused.

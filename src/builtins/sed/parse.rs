@@ -374,10 +374,14 @@ impl Parser<'_> {
         if a1.is_some() && c == i32::from(b',') {
             c = self.skip_blanks();
             self.r.unget(c);
-            a2 = Some(
-                self.address2()?
-                    .ok_or_else(|| self.r.err("unexpected `,'"))?,
-            );
+            a2 = match self.address2()? {
+                Some(a) => Some(a),
+                None => {
+                    // GNU has read the byte after the comma when it gives up.
+                    self.r.get();
+                    return Err(self.r.err("unexpected `,'"));
+                }
+            };
             c = self.skip_blanks();
         }
         if let Some(Addr::Zero) = a1 {
@@ -630,8 +634,7 @@ impl Parser<'_> {
                 c = self.r.get();
             }
         } else {
-            // GNU 4.9 takes the one-line form even with --posix.
-            if c == i32::from(b'\n') {
+            if self.posix || c == i32::from(b'\n') {
                 return Err(self.r.err("expected \\ after `a', `c' or `i'"));
             }
             // One-line form: leading blanks are gone already.
