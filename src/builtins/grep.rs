@@ -745,9 +745,15 @@ fn remember(
     if cache.entries.len() >= SEARCH_CACHE {
         cache.entries.remove(0);
     }
-    cache
-        .entries
-        .push((patterns.to_vec(), kind, icase, word, line, re.clone(), warnings));
+    cache.entries.push((
+        patterns.to_vec(),
+        kind,
+        icase,
+        word,
+        line,
+        re.clone(),
+        warnings,
+    ));
 }
 
 /// `-P`: Perl-style patterns through regex-syntax, read as bytes, leftmost-first as
@@ -838,7 +844,10 @@ impl Out<'_> {
         }
         // With -T, GNU pads numbers to the width of the largest offset of a file of
         // unknown size (stdin is a pipe): 19 digits.
-        for (on, n) in [(self.o.line_numbers, number), (self.o.byte_offset, offset as u64)] {
+        for (on, n) in [
+            (self.o.line_numbers, number),
+            (self.o.byte_offset, offset as u64),
+        ] {
             if !on {
                 continue;
             }

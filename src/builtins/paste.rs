@@ -3,8 +3,8 @@
 //! per line plus 1 per 64 bytes of input.
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 

@@ -159,7 +159,10 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
                     Ok(n) => n,
                     Err(SizeError::Invalid) => {
                         // GNU names the number without the `-` it allows before it.
-                        return Err((format!("invalid number of {what}: {}", quote_str(num)), false))
+                        return Err((
+                            format!("invalid number of {what}: {}", quote_str(num)),
+                            false,
+                        ));
                     }
                     Err(SizeError::TooLarge) => {
                         return Err((

@@ -4,8 +4,8 @@
 use memchr::memchr;
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
@@ -299,7 +299,10 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
             "f" => {
                 o.skip_fields = count(v).ok_or_else(|| {
                     (
-                        format!("{}: invalid number of fields to skip", String::from_utf8_lossy(v)),
+                        format!(
+                            "{}: invalid number of fields to skip",
+                            String::from_utf8_lossy(v)
+                        ),
                         false,
                     )
                 })?
@@ -307,7 +310,10 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
             "s" => {
                 o.skip_chars = count(v).ok_or_else(|| {
                     (
-                        format!("{}: invalid number of bytes to skip", String::from_utf8_lossy(v)),
+                        format!(
+                            "{}: invalid number of bytes to skip",
+                            String::from_utf8_lossy(v)
+                        ),
                         false,
                     )
                 })?
@@ -315,7 +321,10 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
             "w" => {
                 o.check_chars = Some(count(v).ok_or_else(|| {
                     (
-                        format!("{}: invalid number of bytes to compare", String::from_utf8_lossy(v)),
+                        format!(
+                            "{}: invalid number of bytes to compare",
+                            String::from_utf8_lossy(v)
+                        ),
                         false,
                     )
                 })?)

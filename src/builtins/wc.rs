@@ -2,8 +2,8 @@
 //! (where `-m` counts bytes), with GNU's column widths. Spends 1 step per 64 bytes.
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};

@@ -170,7 +170,8 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
             if o.verbose {
                 // The saving, counting neither the 10-byte header nor the 8-byte trailer.
                 let ratio = ratio_text(out.len().saturating_sub(18) as u64, data.len() as u64);
-                ctx.stderr.extend_from_slice(format!("{ratio}\n").as_bytes());
+                ctx.stderr
+                    .extend_from_slice(format!("{ratio}\n").as_bytes());
             }
             0
         };

@@ -1,8 +1,8 @@
 //! File operands of the text tools: opening each one with GNU's complaint, quoting names
 //! in messages as GNU does, and size arguments with suffixes (`10K`, `1MiB`).
 
-use crate::builtins::{Bytes, Ctx};
 use crate::builtins::common::quote::{quote_name, quote_name_always};
+use crate::builtins::{Bytes, Ctx};
 use crate::error::Result;
 
 /// Opens `name` (`-` is stdin). When it cannot be opened, writes `PROG: NAME: REASON` to

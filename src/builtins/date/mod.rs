@@ -6,8 +6,8 @@ mod format;
 mod parse;
 pub(crate) mod tz;
 
-use crate::builtins::common::quote::quote_str;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 

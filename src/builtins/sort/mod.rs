@@ -10,8 +10,8 @@ mod keys;
 use std::cmp::Ordering;
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
