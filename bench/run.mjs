@@ -9,9 +9,11 @@
 // median counts. This cancels the fixed costs (a process start natively, an HTTP round
 // trip in workerd) and, in workerd, does not rely on the clock inside a request, which
 // does not move while the request runs.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { putFifo, startWorker } from "../tests/worker/harness.mjs";
@@ -217,6 +219,102 @@ async function envelopeCases(base) {
   return rows;
 }
 
+// Streams: peak memory of 100 MiB through a pipeline natively (the OS's maximum resident
+// set of mkfifo-sh, read by Python's resource module) and in workerd (WebAssembly memory
+// from /_/stats), time to the first and last byte of a 200 MiB answer, and xargs -n1 curl
+// over 100 and 1,000 URLs of a local HTTP server (the time per URL stays flat: linear).
+async function streamCases(base) {
+  const rows = [];
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mkfifo-bench-")), "body");
+  const body = text(MiB, 5);
+  const fd = fs.openSync(file, "w");
+  for (let i = 0; i < 100; i++) fs.writeSync(fd, body);
+  fs.closeSync(fd);
+  const rss = (pipeline) => {
+    const py = [
+      "import resource, subprocess, sys",
+      "with open(sys.argv[1], 'rb') as f:",
+      "    subprocess.run([sys.argv[2], '-c', sys.argv[3]], stdin=f, stdout=subprocess.DEVNULL, check=True)",
+      "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+    ].join("\n");
+    const out = execFileSync("python3", ["-c", py, file, NATIVE, pipeline]);
+    return Number(out.toString().trim()) * 1024;
+  };
+  const mb = (b) => `${(b / MiB).toFixed(1)} MiB`;
+  const memory = async () => (await (await fetch(`${base}/_/stats`)).json()).wasm_memory_bytes;
+  await putFifo(base, "bench-tr", "To: -\n\ntr a-z A-Z\n");
+  await putFifo(base, "bench-gz", "To: -\n\ngzip -1 | gunzip\n");
+  const send = async (fifo) => {
+    const r = await fetch(`${base}/${fifo}/`, {
+      method: "POST",
+      body: fs.createReadStream(file),
+      duplex: "half",
+      headers: { "Accept-Encoding": "identity" },
+    });
+    for await (const _ of r.body);
+    if (r.status !== 200) throw new Error(`${fifo}: ${r.status}`);
+  };
+  const before = await memory();
+  await send("bench-tr");
+  const afterTr = await memory();
+  await send("bench-gz");
+  const afterGz = await memory();
+  rows.push(["100 MiB through `tr a-z A-Z`: peak memory", mb(rss("tr a-z A-Z")), `${mb(afterTr)} (${mb(before)} before)`]);
+  rows.push(["100 MiB through `gzip -1 | gunzip`: peak memory", mb(rss("gzip -1 | gunzip")), mb(afterGz)]);
+  fs.rmSync(path.dirname(file), { recursive: true });
+
+  // A To: - answer of 200 MiB: seq 30000000.
+  await putFifo(base, "bench-seq", "To: -\n\nseq 30000000\n");
+  const t0 = performance.now();
+  const r = await fetch(`${base}/bench-seq/`, { headers: { "Accept-Encoding": "identity" } });
+  let first = null;
+  let bytes = 0;
+  for await (const chunk of r.body) {
+    first ??= performance.now() - t0;
+    bytes += chunk.length;
+  }
+  const total = performance.now() - t0;
+  const n0 = performance.now();
+  const native = spawnSync(NATIVE, ["--budget", "1000000000", "-c", "seq 30000000"], { maxBuffer: 512 * MiB });
+  const nativeMs = performance.now() - n0;
+  if (native.status !== 0) throw new Error("seq 30000000 natively failed");
+  rows.push([
+    `\`To: -\` answer of ${(bytes / MiB).toFixed(0)} MiB (\`seq 30000000\`): first byte / last byte`,
+    `${nativeMs.toFixed(0)} ms (whole run)`,
+    `${first.toFixed(0)} ms / ${total.toFixed(0)} ms, WebAssembly memory ${mb(await memory())}`,
+  ]);
+
+  // xargs -n1 curl over N local URLs, per URL.
+  const server = http.createServer((req, res) => res.end(`body ${req.url}\n`));
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  await putFifo(base, "bench-xargs", "To: -\n\nxargs -n1 curl -s\n");
+  try {
+    for (const n of [100, 1000]) {
+      const urls = Array.from({ length: n }, (_, i) => `${url}/${i}`).join("\n") + "\n";
+      const w0 = performance.now();
+      const w = await fetch(`${base}/bench-xargs/`, { method: "POST", body: urls });
+      const got = await w.text();
+      const wMs = performance.now() - w0;
+      if (w.status !== 200 || got.split("\n").length !== n + 1) throw new Error(`xargs over ${n} URLs: ${w.status}`);
+      const m0 = performance.now();
+      const nat = await new Promise((ok, fail) => {
+        const child = spawn(NATIVE, ["--subrequests", "2000", "-c", "xargs -n1 curl -s"]);
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.on("exit", (code) => (code === 0 ? ok(out) : fail(new Error(`native xargs: ${code}`))));
+        child.stdin.end(urls);
+      });
+      const nMs = performance.now() - m0;
+      if (nat.split("\n").length !== n + 1) throw new Error(`native xargs over ${n} URLs`);
+      rows.push([`\`xargs -n1 curl -s\` over ${n} local URLs, per URL`, `${((nMs / n) * 1000).toFixed(0)} µs`, `${((wMs / n) * 1000).toFixed(0)} µs`]);
+    }
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+  return rows;
+}
+
 async function main() {
   let worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
   const out = [];
@@ -243,6 +341,17 @@ async function main() {
       const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN);
       out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, wt)} | ${osTool(c)} |`);
       console.error(out.at(-1));
+    }
+    if (!ONLY || "streams".includes(ONLY)) {
+      // A fresh Worker: the memory figures are the streams' own.
+      await worker.stop();
+      worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
+      out.push("\n| streams | native | workerd |");
+      out.push("|---|---:|---:|");
+      for (const [k, n, w] of await streamCases(worker.base)) {
+        out.push(`| ${k} | ${n} | ${w} |`);
+        console.error(out.at(-1));
+      }
     }
     if (!ONLY || "envelope".includes(ONLY)) {
       // A fresh Worker, so that the memory figures are the envelope cases' own.

@@ -37,7 +37,7 @@ fn main() {
             .map(|a| a.as_str().unwrap_or("").as_bytes().to_vec())
             .collect();
         let mut session = Session::new(&host);
-        let result = session.run_vars(&args, stdin, &vars, &mut Budget::default());
+        let result = session.run_vars(&args, stdin, &vars, &Budget::default());
         let mut err = std::mem::take(&mut session.stderr);
         let status = result.unwrap_or_else(|e| {
             err.extend_from_slice(format!("ERROR {e}").as_bytes());

@@ -11,7 +11,7 @@
 import * as wasm from "../build/index.js";
 
 const PASSTHROUGH_START_MS = 10_000;
-const MAX_BODY_BYTES = 32 * 1024 * 1024; // as MAX_BODY in src/worker/fifo/mod.rs
+const MAX_BODY_BYTES = 100 * 1024 * 1024; // as MAX_STREAMED_BODY in src/worker/fifo/mod.rs (bodies held whole: MAX_BODY there)
 const MAX_API_BODY_BYTES = 1024 * 1024;
 const MAX_SHELL_BODY_BYTES = 16 * 1024 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";

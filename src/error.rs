@@ -12,10 +12,6 @@ pub type Status = i32;
 pub enum Error {
     /// The Request's step budget ran out; `limit` is the budget it had.
     StepLimit { limit: u64 },
-    /// A builtin needs a resource from outside (a URL or a backend file) that the host
-    /// has not fetched yet. The shell fetches it and runs the builtin again from the start;
-    /// builtins are pure functions of their input, so the rerun is invisible.
-    Need(Resource),
     /// A script or envelope could not be parsed. `line` and `column` count from 1.
     Syntax {
         line: u32,
@@ -31,21 +27,10 @@ pub enum Error {
     Fatal(String),
 }
 
-/// Something from outside a builtin may need: see [`Error::Need`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Resource {
-    /// The answer to an HTTP request: `cat URL` makes a GET, `curl` any request.
-    Http(crate::host::HttpRequest),
-    /// The file `path` of backend FIFO `fifo` (`NAME:path`).
-    FifoFile { fifo: String, path: String },
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::StepLimit { limit } => write!(f, "step limit of {limit} steps exceeded"),
-            Error::Need(Resource::Http(r)) => write!(f, "needs {} {}", r.method, r.url),
-            Error::Need(Resource::FifoFile { fifo, path }) => write!(f, "needs {fifo}:{path}"),
             Error::Syntax {
                 line,
                 column,

@@ -1,9 +1,8 @@
 //! What the core needs from the place it runs in: the clock, randomness and the network.
 //!
 //! The Worker implements [`Host`] with the Workers runtime (`fetch`, Durable Object stubs);
-//! `mkfifo-sh` implements it natively; tests use [`FixedHost`]. Builtins never reach the
-//! network themselves: they ask for a [`Resource`](crate::error::Resource) and the shell
-//! fetches it through the host (see [`Error::Need`](crate::error::Error::Need)).
+//! `mkfifo-sh` implements it natively; tests use [`FixedHost`]. Builtins reach the network
+//! only through the shell, which counts each request (see [`crate::builtins::Net`]).
 
 use std::future::Future;
 use std::pin::Pin;

@@ -7,7 +7,8 @@
 //! 2. [`worker`] (wasm32 only) holds the Worker's fetch handler and the Durable Objects:
 //!    one `Fifo` object per FIFO, keeping its envelope, variables and Request log in SQLite.
 //! 3. The object runs the FIFO's envelope: the [`shell`] interprets the script, whose
-//!    commands are the [`builtins`], each a plain function of its arguments and an [`Io`].
+//!    commands are the [`builtins`], each an async function of its arguments and a
+//!    [`Ctx`]; the stages of a pipeline run together over bounded pipes ([`stream`]).
 //! 4. Every step of that work is counted against the Request's [`Budget`].
 //!
 //! Everything but [`worker`] is plain Rust with no dependency on the Workers runtime, so
@@ -25,6 +26,7 @@ pub mod names;
 pub mod protocol;
 pub mod seeded;
 pub mod shell;
+pub mod stream;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
@@ -33,6 +35,7 @@ pub mod native;
 pub mod worker;
 
 pub use budget::Budget;
-pub use builtins::{Ctx, Input};
+pub use builtins::Ctx;
 pub use error::{Error, Status};
 pub use host::Host;
+pub use stream::Stdin;

@@ -1,7 +1,33 @@
 //! The native [`Host`] of `mkfifo-sh`: the real clock, the OS's random bytes, and HTTP
-//! through a blocking client (no FIFOs: there is no Worker to call them on).
+//! through a blocking client (no FIFOs: there is no Worker to call them on); and the
+//! process's standard input as a stream.
+
+use std::io::Read;
 
 use crate::host::{Host, HttpRequest, HttpResponse, LocalFuture, Timestamp};
+use crate::stream::ByteStream;
+
+/// The process's standard input, read in blocks as the script asks for it.
+pub struct ProcessStdin;
+
+impl ByteStream for ProcessStdin {
+    fn next_chunk(&mut self) -> LocalFuture<'static, Result<Option<Vec<u8>>, String>> {
+        Box::pin(async {
+            let mut buf = vec![0; crate::stream::PIPE_CAPACITY];
+            loop {
+                return match std::io::stdin().lock().read(&mut buf) {
+                    Ok(0) => Ok(None),
+                    Ok(n) => {
+                        buf.truncate(n);
+                        Ok(Some(buf))
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => Err(format!("standard input: {e}")),
+                };
+            }
+        })
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct NativeHost;

@@ -3,15 +3,14 @@
 //! status must agree. The builtin's requests go through a minimal HTTP/1.1 client here,
 //! standing in for the host's transport. Skipped when curl is not installed.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Command;
-use std::rc::Rc;
 use std::thread;
 
 use mkfifo::builtins::testing::Session;
-use mkfifo::error::{Error, Resource};
 use mkfifo::host::{FixedHost, HttpRequest, HttpResponse};
 use mkfifo::Budget;
 
@@ -203,20 +202,19 @@ fn ours(args: &[String], stdin: &[u8]) -> (i32, Vec<u8>) {
     argv.extend(args.iter().map(|a| a.as_bytes().to_vec()));
     let host = FixedHost::default();
     let mut session = Session::new(&host);
-    let mut cache: HashMap<HttpRequest, Result<Rc<HttpResponse>, String>> = HashMap::new();
-    loop {
-        match session.run(&argv, stdin.to_vec(), &mut Budget::default()) {
-            Ok(status) => return (status, std::mem::take(&mut session.stdout)),
-            Err(Error::Need(Resource::Http(req))) => {
-                let answer = cache
-                    .entry(req.clone())
-                    .or_insert_with(|| fetch(&req).map(Rc::new))
-                    .clone();
-                session.resources.insert(Resource::Http(req), answer);
-            }
-            Err(e) => panic!("{e}"),
-        }
-    }
+    // Each request is made once: a test server's answer to it does not change.
+    let cache: RefCell<HashMap<HttpRequest, Result<HttpResponse, String>>> = RefCell::default();
+    session.answer = Some(Box::new(move |req: &HttpRequest| {
+        cache
+            .borrow_mut()
+            .entry(req.clone())
+            .or_insert_with(|| fetch(req))
+            .clone()
+    }));
+    let status = session
+        .run(&argv, stdin.to_vec(), &Budget::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    (status, std::mem::take(&mut session.stdout))
 }
 
 fn real(args: &[String], stdin: &[u8]) -> (i32, Vec<u8>) {

@@ -15,8 +15,8 @@ fn jq(args: &[&str], stdin: &str) -> Ran {
 fn jq_budget(args: &[&str], stdin: &str, limit: u64) -> Result<Ran, Error> {
     let mut argv = vec!["jq"];
     argv.extend_from_slice(args);
-    let mut budget = Budget::new(limit);
-    run_with(&argv, stdin.as_bytes(), &VarList::default(), &mut budget)
+    let budget = Budget::new(limit);
+    run_with(&argv, stdin.as_bytes(), &VarList::default(), &budget)
 }
 
 /// Runs `f` on a thread with the stack the Workers runtime gives wasm.

@@ -78,12 +78,12 @@ fn values(text: &str) -> Option<Vec<Val>> {
 fn check(case: &Case) -> Result<(), String> {
     // jq's own runner has PAGER=less in its environment (man.test uses it)
     let vars = VarList(vec![(b"PAGER".to_vec(), b"less".to_vec())]);
-    let mut budget = mkfifo::Budget::default();
+    let budget = mkfifo::Budget::default();
     let ran = testing::run_with(
         &["jq", "-c", "--", &case.program],
         case.input.as_bytes(),
         &vars,
-        &mut budget,
+        &budget,
     )
     .map_err(|e| format!("run failed: {e}"))?;
     if case.fail {

@@ -24,9 +24,9 @@ fn soup(rng: &mut Rng, pieces: &[&str], max: usize) -> String {
 /// Runs builtin `args` on `stdin` and fails the test, naming the case, if it panics.
 fn survives(what: &str, args: &[&str], stdin: &[u8]) {
     let run = catch_unwind(AssertUnwindSafe(|| {
-        let mut budget = Budget::new(BUDGET);
+        let budget = Budget::new(BUDGET);
         // An error (the step limit, a missing resource) is an answer too.
-        let _ = run_with(args, stdin, &VarList::default(), &mut budget);
+        let _ = run_with(args, stdin, &VarList::default(), &budget);
     }));
     assert!(
         run.is_ok(),
@@ -528,18 +528,13 @@ fn compressed_and_encoded_input() {
         &["gzip", "-c", "-n"],
         &plain,
         &VarList::default(),
-        &mut Budget::default(),
+        &Budget::default(),
     )
     .expect("gzip runs")
     .stdout;
-    let b64 = run_with(
-        &["base64"],
-        &plain,
-        &VarList::default(),
-        &mut Budget::default(),
-    )
-    .expect("base64 runs")
-    .stdout;
+    let b64 = run_with(&["base64"], &plain, &VarList::default(), &Budget::default())
+        .expect("base64 runs")
+        .stdout;
     for _ in 0..CASES {
         // A valid stream, cut short, with bytes changed, or with junk after it.
         let mut data = if rng.chance(50) {

@@ -154,12 +154,12 @@ fn budget_stops_a_catastrophic_pattern() {
     use mkfifo::builtins::testing::run_with;
     use mkfifo::builtins::VarList;
     let input = format!("{}bc\n", "a".repeat(30));
-    let mut budget = Budget::new(200_000);
+    let budget = Budget::new(200_000);
     let r = run_with(
         &["sed", "-E", "s/(a*)*\\1\\1c/x/"],
         input.as_bytes(),
         &VarList::default(),
-        &mut budget,
+        &budget,
     );
     assert!(r.is_err(), "a runaway backtrack ends at the step limit");
 }

@@ -336,14 +336,14 @@ fn parse_cache_and_expand() {
     assert_eq!((hits, misses), (2, 1));
     assert!(shell.check(b"echo ok").is_ok());
     assert!(matches!(shell.check(b"echo 'x"), Err(Error::Syntax { .. })));
-    let mut budget = mkfifo::Budget::new(1000);
+    let budget = mkfifo::Budget::new(1000);
     let vars = vec![(b"id".to_vec(), b"42".to_vec())];
     let got = pollster::block_on(shell.expand(
         &FixedHost::default(),
         b"https://x/$id/${none:-d}/$(cat)/\\$\"",
         &vars,
         b"body\n",
-        &mut budget,
+        &budget,
     ));
     assert_eq!(got.unwrap(), b"https://x/42/d/body/$\"");
     assert!(budget.used() > 0);

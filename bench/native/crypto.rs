@@ -45,9 +45,9 @@ fn text(n: usize) -> Vec<u8> {
 }
 
 fn ours(args: &[&str], input: &[u8]) -> (Duration, usize) {
-    let mut budget = Budget::new(u64::MAX);
+    let budget = Budget::new(u64::MAX);
     let t = Instant::now();
-    let r = run_with(args, input, &VarList::default(), &mut budget).expect("runs");
+    let r = run_with(args, input, &VarList::default(), &budget).expect("runs");
     let d = t.elapsed();
     assert_eq!(r.status, 0, "{args:?}: {}", r.stderr_str());
     (d, r.stdout.len())
@@ -105,8 +105,8 @@ fn main() {
     }
     let b64 = ours(&["base64"], &data);
     let encoded = {
-        let mut budget = Budget::new(u64::MAX);
-        run_with(&["base64"], &data, &VarList::default(), &mut budget)
+        let budget = Budget::new(u64::MAX);
+        run_with(&["base64"], &data, &VarList::default(), &budget)
             .unwrap()
             .stdout
     };
@@ -122,8 +122,8 @@ fn main() {
         t_ours.as_secs_f64() / t_sys.as_secs_f64()
     );
     let gz = {
-        let mut budget = Budget::new(u64::MAX);
-        run_with(&["gzip", "-6"], &data, &VarList::default(), &mut budget)
+        let budget = Budget::new(u64::MAX);
+        run_with(&["gzip", "-6"], &data, &VarList::default(), &budget)
             .unwrap()
             .stdout
     };
@@ -139,8 +139,8 @@ fn main() {
     // The same bytes as GNU gzip, on this input too.
     for level in ["-1", "-6", "-9"] {
         if let Some((_, gnu)) = system_out(&["gzip", "-n", level], &data) {
-            let mut budget = Budget::new(u64::MAX);
-            let mine = run_with(&["gzip", level], &data, &VarList::default(), &mut budget)
+            let budget = Budget::new(u64::MAX);
+            let mine = run_with(&["gzip", level], &data, &VarList::default(), &budget)
                 .unwrap()
                 .stdout;
             assert!(
@@ -172,13 +172,13 @@ fn main() {
     let t_scrypt = best(3, || ours(&["scrypt", "fixture-password-1"], b"").0);
     println!("`scrypt PASSWORD`: {:.1} ms", t_scrypt.as_secs_f64() * 1e3);
     let sealed = {
-        let mut budget = Budget::new(u64::MAX);
+        let budget = Budget::new(u64::MAX);
         let key = "a9bb6a4fb054a7d9da7808ff56549472f3b6299a4b67741c7bfcfe6a0dec5323";
         run_with(
             &["secretbox", "-K", key],
             &data,
             &VarList::default(),
-            &mut budget,
+            &budget,
         )
         .unwrap()
         .stdout

@@ -6,32 +6,22 @@
 //!    (`bench/gen_s3_listing.py`; pass its path as the first argument).
 use std::time::Instant;
 
-use mkfifo::builtins::{lookup, Caches, Ctx, Input, Resources, VarList};
+use mkfifo::builtins::testing::Session;
 use mkfifo::host::FixedHost;
 use mkfifo::Budget;
 
-fn run(caches: &mut Caches, args: &[&str], stdin: &[u8]) -> (i32, usize) {
+fn run(session: &mut Session<'_>, args: &[&str], stdin: &[u8]) -> (i32, usize) {
     let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-    let tool = lookup(b"jq").expect("jq is a builtin");
-    let host = FixedHost::default();
-    let vars = VarList::default();
-    let resources = Resources::new();
-    let mut input = Input::new(stdin.to_vec());
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut budget = Budget::new(u64::MAX / 2);
-    let mut ctx = Ctx {
-        stdin: &mut input,
-        stdout: &mut out,
-        stderr: &mut err,
-        budget: &mut budget,
-        vars: &vars,
-        host: &host,
-        caches,
-        resources: &resources,
-    };
-    let status = tool(&mut ctx, &argv).expect("jq runs");
-    assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
-    (status, out.len())
+    let budget = Budget::new(u64::MAX / 2);
+    let status = session
+        .run(&argv, stdin.to_vec(), &budget)
+        .expect("jq runs");
+    assert!(
+        session.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&session.stderr)
+    );
+    (status, session.stdout.len())
 }
 
 /// The best of 7 timings of `f`, in seconds (the box is shared: the minimum is the
@@ -66,7 +56,8 @@ fn body(size: usize) -> Vec<u8> {
 }
 
 fn main() {
-    let mut caches = Caches::default();
+    let host = FixedHost::default();
+    let mut caches = Session::new(&host);
 
     let small = br#"{"a":{"b":[1,2,3]},"c":"x"}"#;
     run(&mut caches, &["jq", ".a"], small);

@@ -45,9 +45,9 @@ fn time(args: &[&str], input: &[u8]) -> (f64, Ran) {
     let mut best = f64::MAX;
     let mut last = None;
     for _ in 0..5 {
-        let mut budget = Budget::new(u64::MAX / 2);
+        let budget = Budget::new(u64::MAX / 2);
         let t = Instant::now();
-        let r = run_with(args, input, &VarList::default(), &mut budget).expect("runs");
+        let r = run_with(args, input, &VarList::default(), &budget).expect("runs");
         best = best.min(t.elapsed().as_secs_f64());
         last = Some(r);
     }

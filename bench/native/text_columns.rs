@@ -21,9 +21,9 @@ fn bench(label: &str, args: &[&str], stdin: &[u8]) {
     let mut out = 0;
     for round in 0..rounds + 2 {
         let input = stdin.to_vec();
-        let mut budget = Budget::new(u64::MAX / 2);
+        let budget = Budget::new(u64::MAX / 2);
         let start = Instant::now();
-        session.run(&argv, input, &mut budget).expect("runs");
+        session.run(&argv, input, &budget).expect("runs");
         if round >= 2 {
             total += start.elapsed();
         }

@@ -28,8 +28,9 @@ mod cli {
     use base64::engine::general_purpose::STANDARD as B64;
     use base64::Engine;
     use mkfifo::budget::DEFAULT_LIMIT;
-    use mkfifo::native::NativeHost;
+    use mkfifo::native::{NativeHost, ProcessStdin};
     use mkfifo::shell::{Job, Outcome, Shell};
+    use mkfifo::stream::{join_stages, Out, Pipe, Stdin};
 
     const USAGE: &str = "usage: mkfifo-sh [--budget N] [--steps] [--subrequests N] [-c SCRIPT [ARG0 [ARG...]] | -s [ARG...]]\n       mkfifo-sh --batch";
 
@@ -81,7 +82,7 @@ mod cli {
                 .collect(),
             ..Job::default()
         };
-        let mut stdin = Vec::new();
+        let mut stdin = None;
         match rest.first().map(Vec::as_slice) {
             Some(b"-c") => {
                 let Some(script) = rest.get(1) else {
@@ -92,9 +93,7 @@ mod cli {
                     job.arg0 = a0.clone();
                 }
                 job.args = rest.get(3..).map(<[Vec<u8>]>::to_vec).unwrap_or_default();
-                if std::io::stdin().read_to_end(&mut stdin).is_err() {
-                    stdin.clear();
-                }
+                stdin = Some(Stdin::outside(Box::new(ProcessStdin)));
             }
             first => {
                 let params = if first == Some(b"-s") {
@@ -117,12 +116,29 @@ mod cli {
                 }
             }
         }
-        job.stdin = stdin;
+        let stdin = stdin.unwrap_or_default();
         let mut shell = Shell::new();
-        let out = pollster::block_on(shell.run(&NativeHost, job));
-        let mut so = std::io::stdout().lock();
-        let _ = so.write_all(&out.stdout);
-        let _ = so.flush();
+        // The script's stdout is a pipe that this process drains to its own stdout as the
+        // script writes, so output flows and memory stays bounded.
+        let pipe = Pipe::new();
+        let script = shell.run_streams(&NativeHost, job, stdin, Out::Pipe(pipe.clone()));
+        let drain = async {
+            let output = Stdin::pipe(pipe.clone());
+            let mut so = std::io::stdout().lock();
+            while let Ok(Some(chunk)) = output.read().await {
+                if so.write_all(&chunk).and_then(|()| so.flush()).is_err() {
+                    // Our reader has gone: the script's next write is a broken pipe.
+                    output.close();
+                    break;
+                }
+            }
+            None
+        };
+        let mut ran = pollster::block_on(join_stages(vec![
+            Box::pin(async { Some(script.await) }),
+            Box::pin(drain),
+        ]));
+        let out = ran.swap_remove(0).expect("the script's outcome");
         let mut se = std::io::stderr().lock();
         let _ = se.write_all(&out.stderr);
         if show_steps {

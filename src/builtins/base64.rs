@@ -4,6 +4,6 @@ use crate::builtins::common::baseenc::{run_tool, Encoding};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
-    run_tool(ctx, args, Some(Encoding::Base64))
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    run_tool(ctx, args, Some(Encoding::Base64)).await
 }

@@ -6,6 +6,6 @@ use crate::builtins::common::baseenc::run_tool;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
-    run_tool(ctx, args, None)
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    run_tool(ctx, args, None).await
 }

@@ -1,5 +1,8 @@
-//! `cat`: concatenates its operands, optionally numbering lines and showing nonprinting bytes; spends 1 step per 64 bytes read and 1 per 64 bytes written.
+//! `cat`: concatenates its operands, optionally numbering lines and showing nonprinting
+//! bytes; spends 1 step per 64 bytes read and 1 per 64 bytes written. It writes each
+//! chunk as it comes (plain `cat` hands the chunk itself on).
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::quote_name;
 use crate::builtins::Ctx;
@@ -48,7 +51,7 @@ struct State {
     prev_blank: bool,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -96,8 +99,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     let mut status = 0;
     for name in &operands {
-        let data = match ctx.open(name)? {
-            Ok(data) => data,
+        let input = match ctx.open_stream(name).await? {
+            Ok(input) => input,
             Err(reason) => {
                 let msg = format!("cat: {}: {reason}\n", quote_name(name));
                 ctx.stderr.extend_from_slice(msg.as_bytes());
@@ -105,14 +108,38 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 continue;
             }
         };
-        ctx.budget.spend_bytes(data.len())?;
-        let before = ctx.stdout.len();
-        if o.plain() {
-            ctx.stdout.extend_from_slice(&data);
-        } else {
-            format(&data, &o, &mut state, ctx.stdout);
+        let mut read = ByteMeter::default();
+        let mut written = ByteMeter::default();
+        // With -E a CR that ends a chunk waits for the next one: it may be half of a CRLF.
+        let mut cr: Option<u8> = None;
+        while let Some(mut chunk) = input.read().await? {
+            read.add(ctx.budget, chunk.len())?;
+            let before = ctx.stdout.len();
+            if o.plain() {
+                if ctx.stdout.is_empty() {
+                    *ctx.stdout = chunk;
+                } else {
+                    ctx.stdout.extend_from_slice(&chunk);
+                }
+            } else {
+                if let Some(b) = cr.take() {
+                    chunk.insert(0, b);
+                }
+                if o.show_ends && chunk.last() == Some(&b'\r') {
+                    cr = chunk.pop();
+                }
+                format(&chunk, &o, &mut state, ctx.stdout);
+            }
+            written.add(ctx.budget, ctx.stdout.len() - before)?;
+            ctx.flush_some().await?;
         }
-        ctx.budget.spend_bytes(ctx.stdout.len() - before)?;
+        if let Some(b) = cr {
+            let before = ctx.stdout.len();
+            format(&[b], &o, &mut state, ctx.stdout);
+            written.add(ctx.budget, ctx.stdout.len() - before)?;
+        }
+        read.finish(ctx.budget)?;
+        written.finish(ctx.budget)?;
     }
     Ok(status)
 }

@@ -1,9 +1,6 @@
-//! `curl`: HTTP requests with curl 7.88's common options. The builtin only builds the
-//! requests and writes the answers: the shell performs each request through the host
-//! (see [`Ctx::http`]) and reruns it. Spends one step per URL and one per 64 bytes of
+//! `curl`: HTTP requests with curl 7.88's common options, each performed through the host
+//! where it stands (see [`Ctx::http`]). Spends one step per URL and one per 64 bytes of
 //! request and response bodies.
-
-use std::rc::Rc;
 
 use data_encoding::BASE64;
 
@@ -283,7 +280,7 @@ fn apply(
     Ok(())
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let o = match parse_args(ctx, &args[1..]) {
         Parsed::Run(o) => o,
         Parsed::Done(code) => return Ok(code),
@@ -301,12 +298,12 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         );
         return Ok(2);
     }
-    let body = request_body(ctx, &o)?;
+    let body = request_body(ctx, &o).await?;
     let mut status = 0;
     for (n, url) in o.urls.iter().enumerate() {
         ctx.budget.spend(1)?;
         let output = o.outputs.get(n).cloned().unwrap_or(Output::Stdout);
-        status = transfer(ctx, &o, url, &body, &output)?;
+        status = transfer(ctx, &o, url, &body, &output).await?;
     }
     Ok(status)
 }
@@ -319,16 +316,16 @@ struct Body {
     json: bool,
 }
 
-fn read_file(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<Option<Vec<u8>>> {
-    Ok(match ctx.open(name)? {
+async fn read_file(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<Option<Vec<u8>>> {
+    Ok(match ctx.open(name).await? {
         Ok(b) => Some(b.to_vec()),
         Err(_) => None,
     })
 }
 
-fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
+async fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
     if let Some(file) = &o.upload {
-        let data = read_file(ctx, file)?.unwrap_or_default();
+        let data = read_file(ctx, file).await?.unwrap_or_default();
         ctx.budget.spend_bytes(data.len())?;
         return Ok(Body {
             data,
@@ -337,7 +334,7 @@ fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
         });
     }
     if !o.forms.is_empty() {
-        return form_body(ctx, o);
+        return form_body(ctx, o).await;
     }
     let mut parts: Vec<Vec<u8>> = Vec::new();
     let mut json = false;
@@ -349,7 +346,7 @@ fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
                     json = true;
                 }
                 match v.strip_prefix(b"@") {
-                    Some(file) => match read_file(ctx, file)? {
+                    Some(file) => match read_file(ctx, file).await? {
                         Some(mut data) => {
                             if !keep_newlines {
                                 data.retain(|&b| b != b'\r' && b != b'\n');
@@ -369,7 +366,7 @@ fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
                 }
             }
             Data::Raw(v) => v.clone(),
-            Data::UrlEncode(v) => url_encode_item(ctx, v)?,
+            Data::UrlEncode(v) => url_encode_item(ctx, v).await?,
         };
         parts.push(part);
     }
@@ -390,13 +387,13 @@ fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
 }
 
 /// `--data-urlencode`: `content`, `=content`, `name=content`, `@file`, `name@file`.
-fn url_encode_item(ctx: &mut Ctx<'_>, v: &[u8]) -> Result<Vec<u8>> {
+async fn url_encode_item(ctx: &mut Ctx<'_>, v: &[u8]) -> Result<Vec<u8>> {
     let eq = v.iter().position(|&b| b == b'=');
     let at = v.iter().position(|&b| b == b'@');
     let (name, content): (&[u8], Vec<u8>) = match (eq, at) {
         (Some(e), _) if at.is_none_or(|a| e < a) => (&v[..e], v[e + 1..].to_vec()),
         (_, Some(a)) => {
-            let data = read_file(ctx, &v[a + 1..])?.unwrap_or_default();
+            let data = read_file(ctx, &v[a + 1..]).await?.unwrap_or_default();
             (&v[..a], data)
         }
         _ => (&[][..], v.to_vec()),
@@ -427,7 +424,7 @@ type FormPart = (Vec<u8>, Option<Vec<u8>>, Vec<u8>);
 
 /// `-F name=value`, `-F name=<file` (contents), `-F name=@file` (an uploaded file). The
 /// boundary is derived from the contents, so a rerun makes the same request.
-fn form_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
+async fn form_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
     let mut parts: Vec<FormPart> = Vec::new();
     for (spec, literal) in &o.forms {
         let eq = spec.iter().position(|&b| b == b'=').unwrap_or(spec.len());
@@ -436,10 +433,10 @@ fn form_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
         let part = if *literal {
             (name, None, value.to_vec())
         } else if let Some(file) = value.strip_prefix(b"<") {
-            (name, None, read_file(ctx, file)?.unwrap_or_default())
+            (name, None, read_file(ctx, file).await?.unwrap_or_default())
         } else if let Some(file) = value.strip_prefix(b"@") {
             let file = file.split(|&b| b == b';').next().unwrap_or_default();
-            let data = read_file(ctx, file)?.unwrap_or_default();
+            let data = read_file(ctx, file).await?.unwrap_or_default();
             (name, Some(file.to_vec()), data)
         } else {
             (name, None, value.to_vec())
@@ -670,7 +667,7 @@ struct Done<'a> {
     output: &'a Output,
 }
 
-fn transfer(
+async fn transfer(
     ctx: &mut Ctx<'_>,
     o: &Opts,
     raw_url: &[u8],
@@ -718,7 +715,7 @@ fn transfer(
     if o.verbose {
         verbose_request(ctx, &request);
     }
-    let answer: std::result::Result<Rc<HttpResponse>, String> = ctx.http(request.clone())?;
+    let answer: std::result::Result<HttpResponse, String> = ctx.http(request.clone()).await?;
     let mut done = Done {
         url: &url,
         method: &method,
@@ -735,7 +732,7 @@ fn transfer(
             complain(ctx, o, code, msg);
             done.exit = code;
             done.error = Some(msg.clone());
-            write_out(ctx, o, &done)?;
+            write_out(ctx, o, &done).await?;
             return Ok(code);
         }
         Ok(r) => r.clone(),
@@ -769,7 +766,7 @@ fn transfer(
         0
     };
     done.exit = code;
-    write_out(ctx, o, &done)?;
+    write_out(ctx, o, &done).await?;
     Ok(code)
 }
 
@@ -912,12 +909,12 @@ fn json_str(s: &str) -> String {
 }
 
 /// `-w FORMAT` after one transfer.
-fn write_out(ctx: &mut Ctx<'_>, o: &Opts, d: &Done<'_>) -> Result<()> {
+async fn write_out(ctx: &mut Ctx<'_>, o: &Opts, d: &Done<'_>) -> Result<()> {
     let Some(fmt) = &o.write_out else {
         return Ok(());
     };
     let fmt = match fmt.strip_prefix(b"@") {
-        Some(file) => read_file(ctx, file)?.unwrap_or_default(),
+        Some(file) => read_file(ctx, file).await?.unwrap_or_default(),
         None => fmt.clone(),
     };
     let mut to_stderr = false;

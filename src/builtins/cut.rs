@@ -1,9 +1,13 @@
 //! `cut`: prints selected bytes, characters or fields of each line, as GNU cut in the C
-//! locale. Spends 1 step per line plus 1 per 64 bytes of input.
+//! locale. Spends 1 step per line plus 1 per 64 bytes of input. It reads blocks of whole
+//! lines as they come (a line is held whole; with `-d` the line end, all the input is
+//! one line and is read whole).
 
 use memchr::memchr;
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::lines::LineBlocks;
 use crate::builtins::common::operands;
 use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
@@ -46,7 +50,7 @@ struct Options {
     eol: u8,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let opts = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err(msg) => {
@@ -56,19 +60,32 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     let (opts, operands) = opts;
     let mut status = 0;
-    let mut out = std::mem::take(ctx.stdout);
     for name in operands::or_stdin(&operands) {
-        let Some(data) = operands::open(ctx, "cut", &name)? else {
+        let Some(input) = operands::open_stream(ctx, "cut", &name).await? else {
             status = 1;
             continue;
         };
-        let r = cut_data(ctx, &opts, &data, &mut out);
-        if let Err(e) = r {
-            *ctx.stdout = out;
-            return Err(e);
+        let mut meter = ByteMeter::default();
+        if opts.mode == Mode::Fields && opts.delim == opts.eol {
+            // The delimiter ends lines too: the whole input is one line of fields.
+            let data = input.read_all().await?;
+            meter.add(ctx.budget, data.len())?;
+            meter.finish(ctx.budget)?;
+            if !data.is_empty() {
+                ctx.budget.spend(1)?;
+                let line = data.strip_suffix(&[opts.eol]).unwrap_or(&data);
+                cut_fields(&opts, line, ctx.stdout);
+            }
+            continue;
         }
+        let mut blocks = LineBlocks::new(input, opts.eol);
+        while let Some(block) = blocks.next().await? {
+            meter.add(ctx.budget, block.len())?;
+            cut_lines(ctx, &opts, &block)?;
+            ctx.flush_some().await?;
+        }
+        meter.finish(ctx.budget)?;
     }
-    *ctx.stdout = out;
     Ok(status)
 }
 
@@ -273,18 +290,8 @@ fn complement_of(ranges: &[Range]) -> Vec<Range> {
     out
 }
 
-fn cut_data(ctx: &mut Ctx<'_>, opts: &Options, data: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    ctx.budget.spend_bytes(data.len())?;
-    if opts.mode == Mode::Fields && opts.delim == opts.eol {
-        // The delimiter ends lines too: the whole input is one line of fields.
-        if data.is_empty() {
-            return Ok(());
-        }
-        ctx.budget.spend(1)?;
-        let line = data.strip_suffix(&[opts.eol]).unwrap_or(data);
-        cut_fields(opts, line, out);
-        return Ok(());
-    }
+/// Cuts whole lines (the last one may lack its line end): 1 step per line.
+fn cut_lines(ctx: &mut Ctx<'_>, opts: &Options, data: &[u8]) -> Result<()> {
     let mut rest = data;
     while !rest.is_empty() {
         ctx.budget.spend(1)?;
@@ -294,8 +301,8 @@ fn cut_data(ctx: &mut Ctx<'_>, opts: &Options, data: &[u8], out: &mut Vec<u8>) -
         };
         rest = next;
         match opts.mode {
-            Mode::Bytes => cut_bytes(opts, line, out),
-            Mode::Fields => cut_fields(opts, line, out),
+            Mode::Bytes => cut_bytes(opts, line, ctx.stdout),
+            Mode::Fields => cut_fields(opts, line, ctx.stdout),
         }
     }
     Ok(())

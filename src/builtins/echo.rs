@@ -3,7 +3,7 @@
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut newline = true;
     let mut escapes = false;
     let mut words = args.get(1..).unwrap_or(&[]);

@@ -1,7 +1,8 @@
 //! `expand`: turns tabs into spaces, as GNU expand in the C locale (`-t N`, `-t LIST`
 //! with a last `/N` or `+N`, `-i`, obsolete `-N`). Spends 1 step per line plus 1 per 64
-//! bytes of input.
+//! bytes of input. It expands each chunk as it comes.
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::operands;
 use crate::builtins::common::quote::quote_str;
@@ -98,7 +99,7 @@ pub fn parse_stops(v: &[u8], stops: &mut Stops) -> std::result::Result<(), Strin
     Ok(())
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -144,40 +145,71 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut status = 0;
     for name in operands::or_stdin(&parsed.operands) {
-        let Some(data) = operands::open(ctx, "expand", &name)? else {
+        let Some(input) = operands::open_stream(ctx, "expand", &name).await? else {
             status = 1;
             continue;
         };
-        ctx.budget.spend_bytes(data.len())?;
-        let out = &mut *ctx.stdout;
-        let mut col = 0u64;
-        let mut leading = true;
-        for &c in data.iter() {
-            match c {
-                b'\t' if !initial || leading => {
-                    let next = stops.next(col);
-                    ctx.budget.spend_bytes((next - col) as usize)?;
-                    out.resize(out.len() + (next - col) as usize, b' ');
-                    col = next;
-                    continue;
-                }
-                b'\n' => {
-                    ctx.budget.spend(1)?;
-                    col = 0;
-                    leading = true;
-                    out.push(c);
-                    continue;
-                }
-                8 => col = col.saturating_sub(1),
-                _ => col += 1,
-            }
-            if c != b' ' && c != b'\t' {
-                leading = false;
-            }
-            out.push(c);
+        let mut at = Column {
+            col: 0,
+            leading: true,
+        };
+        let mut meter = ByteMeter::default();
+        while let Some(chunk) = input.read().await? {
+            meter.add(ctx.budget, chunk.len())?;
+            expand(ctx, &stops, initial, &chunk, &mut at)?;
+            ctx.flush_some().await?;
         }
+        meter.finish(ctx.budget)?;
     }
     Ok(status)
+}
+
+/// Where a line stands, from one chunk to the next: its column, and whether only blanks
+/// came before (for `-i`).
+struct Column {
+    col: u64,
+    leading: bool,
+}
+
+/// Expands the tabs of `data`: 1 step per line, and 1 per 64 spaces a tab becomes.
+fn expand(
+    ctx: &mut Ctx<'_>,
+    stops: &Stops,
+    initial: bool,
+    data: &[u8],
+    at: &mut Column,
+) -> Result<()> {
+    let out = &mut *ctx.stdout;
+    let Column {
+        mut col,
+        mut leading,
+    } = *at;
+    for &c in data.iter() {
+        match c {
+            b'\t' if !initial || leading => {
+                let next = stops.next(col);
+                ctx.budget.spend_bytes((next - col) as usize)?;
+                out.resize(out.len() + (next - col) as usize, b' ');
+                col = next;
+                continue;
+            }
+            b'\n' => {
+                ctx.budget.spend(1)?;
+                col = 0;
+                leading = true;
+                out.push(c);
+                continue;
+            }
+            8 => col = col.saturating_sub(1),
+            _ => col += 1,
+        }
+        if c != b' ' && c != b'\t' {
+            leading = false;
+        }
+        out.push(c);
+    }
+    *at = Column { col, leading };
+    Ok(())
 }
 
 fn fail(ctx: &mut Ctx<'_>, msg: &str) -> Result<Status> {

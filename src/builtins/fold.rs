@@ -1,7 +1,9 @@
 //! `fold`: wraps lines at a width, as GNU fold in the C locale (columns: tab to the next
 //! multiple of 8, backspace back one, carriage return to 0; `-b` counts bytes; `-s` breaks
-//! after the last blank). Spends 1 step per line plus 1 per 64 bytes of input.
+//! after the last blank). Spends 1 step per line plus 1 per 64 bytes of input. It folds
+//! each chunk as it comes.
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::operands;
 use crate::builtins::common::quote::quote_str;
@@ -18,7 +20,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -57,12 +59,25 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut status = 0;
     for name in operands::or_stdin(&parsed.operands) {
-        let Some(data) = operands::open(ctx, "fold", &name)? else {
+        let Some(input) = operands::open_stream(ctx, "fold", &name).await? else {
             status = 1;
             continue;
         };
-        ctx.budget.spend_bytes(data.len())?;
-        fold(ctx, &data, width, bytes, spaces)?;
+        let mut folder = Folder {
+            width,
+            bytes,
+            spaces,
+            line: Vec::new(),
+            column: 0,
+        };
+        let mut meter = ByteMeter::default();
+        while let Some(chunk) = input.read().await? {
+            meter.add(ctx.budget, chunk.len())?;
+            folder.fold(ctx, &chunk)?;
+            ctx.flush_some().await?;
+        }
+        meter.finish(ctx.budget)?;
+        ctx.stdout.extend_from_slice(&folder.line);
     }
     Ok(status)
 }
@@ -115,47 +130,60 @@ fn advance(column: usize, c: u8, bytes: bool) -> usize {
     }
 }
 
-fn fold(ctx: &mut Ctx<'_>, data: &[u8], width: usize, bytes: bool, spaces: bool) -> Result<()> {
-    let out = &mut *ctx.stdout;
-    let mut line: Vec<u8> = Vec::new();
-    let mut column = 0usize;
-    for &c in data {
-        if c == b'\n' {
-            ctx.budget.spend(1)?;
-            out.extend_from_slice(&line);
-            out.push(b'\n');
-            line.clear();
-            column = 0;
-            continue;
-        }
-        loop {
-            let next = advance(column, c, bytes);
-            if next <= width {
-                column = next;
-                break;
+/// The line being folded, kept from chunk to chunk (it is at most a width long).
+struct Folder {
+    width: usize,
+    bytes: bool,
+    spaces: bool,
+    line: Vec<u8>,
+    column: usize,
+}
+
+impl Folder {
+    /// Folds `data`; 1 step per newline.
+    fn fold(&mut self, ctx: &mut Ctx<'_>, data: &[u8]) -> Result<()> {
+        let (width, bytes, spaces) = (self.width, self.bytes, self.spaces);
+        let out = &mut *ctx.stdout;
+        let line = &mut self.line;
+        let mut column = self.column;
+        for &c in data {
+            if c == b'\n' {
+                ctx.budget.spend(1)?;
+                out.extend_from_slice(line);
+                out.push(b'\n');
+                line.clear();
+                column = 0;
+                continue;
             }
-            if spaces {
-                if let Some(at) = line.iter().rposition(|&b| b == b' ' || b == b'\t') {
-                    out.extend_from_slice(&line[..=at]);
-                    out.push(b'\n');
-                    line.drain(..=at);
-                    column = line.iter().fold(0, |col, &b| advance(col, b, bytes));
-                    continue;
+            loop {
+                let next = advance(column, c, bytes);
+                if next <= width {
+                    column = next;
+                    break;
                 }
+                if spaces {
+                    if let Some(at) = line.iter().rposition(|&b| b == b' ' || b == b'\t') {
+                        out.extend_from_slice(&line[..=at]);
+                        out.push(b'\n');
+                        line.drain(..=at);
+                        column = line.iter().fold(0, |col, &b| advance(col, b, bytes));
+                        continue;
+                    }
+                }
+                if line.is_empty() {
+                    column = next;
+                    break;
+                }
+                out.extend_from_slice(line);
+                out.push(b'\n');
+                line.clear();
+                column = 0;
             }
-            if line.is_empty() {
-                column = next;
-                break;
-            }
-            out.extend_from_slice(&line);
-            out.push(b'\n');
-            line.clear();
-            column = 0;
+            line.push(c);
         }
-        line.push(c);
+        self.column = column;
+        Ok(())
     }
-    out.extend_from_slice(&line);
-    Ok(())
 }
 
 #[cfg(test)]

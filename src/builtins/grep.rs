@@ -249,7 +249,7 @@ struct Search {
 }
 
 impl Search {
-    fn is_match(&self, text: &[u8], budget: &mut Budget) -> Result<bool> {
+    fn is_match(&self, text: &[u8], budget: &Budget) -> Result<bool> {
         if self.empty {
             return Ok(false);
         }
@@ -262,12 +262,7 @@ impl Search {
         }
     }
 
-    fn find_at(
-        &self,
-        text: &[u8],
-        pos: usize,
-        budget: &mut Budget,
-    ) -> Result<Option<(usize, usize)>> {
+    fn find_at(&self, text: &[u8], pos: usize, budget: &Budget) -> Result<Option<(usize, usize)>> {
         if self.empty {
             return Ok(None);
         }
@@ -311,7 +306,7 @@ fn context_arg(ctx: &mut Ctx<'_>, v: &[u8]) -> std::result::Result<usize, Status
     }
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let name = args.first().map(|a| a.as_slice()).unwrap_or(b"grep");
     let mut matcher: Option<Matcher> = match name {
         b"egrep" => Some(Matcher::Extended),
@@ -399,7 +394,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             }
             "f" => {
                 let fname = opt.value().to_vec();
-                match ctx.open(&fname)? {
+                match ctx.open(&fname).await? {
                     Ok(bytes) => {
                         let list = patterns.get_or_insert_with(Vec::new);
                         let mut text: &[u8] = &bytes;
@@ -567,7 +562,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut any = false;
     let mut error = false;
     for operand in &operands {
-        let data = match ctx.open(operand)? {
+        let data = match ctx.open(operand).await? {
             Ok(d) => d,
             Err(reason) => {
                 if !o.no_messages {
@@ -741,7 +736,7 @@ fn remember(
     re: &Compiled,
     warnings: Vec<String>,
 ) {
-    let cache = ctx.caches.get::<SearchCache>();
+    let mut cache = ctx.caches.get::<SearchCache>();
     if cache.entries.len() >= SEARCH_CACHE {
         cache.entries.remove(0);
     }

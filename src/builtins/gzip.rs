@@ -4,6 +4,6 @@ use crate::builtins::common::gzip::{run_tool, Mode};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
-    run_tool(ctx, args, Mode::Gzip)
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    run_tool(ctx, args, Mode::Gzip).await
 }

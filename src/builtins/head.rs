@@ -1,13 +1,18 @@
 //! `head`: the first lines or bytes of each operand, or all but the last ones, as GNU
-//! head. Spends 1 step per line it counts plus 1 per 64 bytes it looks at.
+//! head. Spends 1 step per line it counts plus 1 per 64 bytes it looks at. It reads as
+//! it prints and stops once it has what it needs; all but the last N holds N lines (or
+//! bytes) back until the input ends.
 
-use memchr::{memchr, memrchr};
+use memchr::memchr;
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::lines::{last_lines_start, LineWindow};
 use crate::builtins::common::operands::{self, parse_size, SizeError};
 use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
 const SPEC: Spec = Spec {
     short: "c:n:qvz0123456789",
@@ -31,7 +36,7 @@ struct Opts {
     eol: u8,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let (opts, operands) = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err((msg, usage)) => {
@@ -49,87 +54,134 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut status = 0;
     let mut first = true;
     for name in &operands {
-        if name == b"-" && opts.bytes && !opts.elide {
-            // Like GNU head on a pipe, take only the bytes asked for, leaving the rest
-            // of stdin to whoever reads next.
-            let n = opts.count.min(ctx.stdin.rest().len() as u64) as usize;
-            ctx.budget.spend_bytes(n)?;
-            if headers {
-                operands::file_header(ctx.stdout, &mut first, name);
-            }
-            ctx.stdout.extend_from_slice(&ctx.stdin.rest()[..n]);
-            ctx.stdin.consume(n);
-            continue;
-        }
-        let Some(data) = operands::open_for_reading(ctx, "head", name)? else {
+        let Some(input) = operands::open_for_reading(ctx, "head", name).await? else {
             status = 1;
             continue;
         };
         if headers {
             operands::file_header(ctx.stdout, &mut first, name);
         }
-        let part = select(ctx, &opts, &data)?;
-        ctx.stdout.extend_from_slice(part);
+        match (opts.bytes, opts.elide) {
+            (true, false) => first_bytes(ctx, opts.count, &input).await?,
+            (true, true) => all_but_last_bytes(ctx, opts.count, &input).await?,
+            (false, false) => first_lines(ctx, opts.count, opts.eol, &input).await?,
+            (false, true) => all_but_last_lines(ctx, opts.count, opts.eol, &input).await?,
+        }
     }
     Ok(status)
 }
 
-/// The part of `data` that head prints.
-fn select<'d>(ctx: &mut Ctx<'_>, o: &Opts, data: &'d [u8]) -> Result<&'d [u8]> {
-    let len = data.len() as u64;
-    if o.bytes {
-        let end = if o.elide {
-            len.saturating_sub(o.count)
-        } else {
-            o.count.min(len)
-        };
-        ctx.budget.spend_bytes(end as usize)?;
-        return Ok(&data[..end as usize]);
-    }
-    if o.elide {
-        ctx.budget.spend_bytes(data.len())?;
-        let start = last_lines_start(ctx, data, o.count, o.eol)?;
-        return Ok(&data[..start]);
-    }
-    let mut end = 0;
-    for _ in 0..o.count {
-        if end >= data.len() {
+/// GNU head reads a pipe this many bytes at a time (BUFSIZ) when it counts lines.
+const LINE_READ: u64 = 8192;
+
+/// The first `count` bytes. Like GNU head on a pipe, it takes no more than it prints,
+/// leaving the rest of stdin to whoever reads next.
+async fn first_bytes(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Result<()> {
+    let mut left = count;
+    let mut meter = ByteMeter::default();
+    while left > 0 {
+        let Some(mut chunk) = input.read().await? else {
             break;
-        }
-        ctx.budget.spend(1)?;
-        end = match memchr(o.eol, &data[end..]) {
-            Some(at) => end + at + 1,
-            None => data.len(),
         };
+        if chunk.len() as u64 > left {
+            input.unread(chunk.split_off(left as usize));
+        }
+        left -= chunk.len() as u64;
+        meter.add(ctx.budget, chunk.len())?;
+        ctx.stdout.extend_from_slice(&chunk);
+        ctx.flush_some().await?;
     }
-    ctx.budget.spend_bytes(end)?;
-    Ok(&data[..end])
+    meter.finish(ctx.budget)
 }
 
-/// Where the last `n` lines of `data` start (a last line without its terminator counts).
-pub fn last_lines_start(ctx: &mut Ctx<'_>, data: &[u8], n: u64, eol: u8) -> Result<usize> {
-    let mut start = data.len();
-    let mut search_end = match data.last() {
-        Some(&b) if b == eol => data.len() - 1,
-        _ => data.len(),
-    };
-    for _ in 0..n {
-        if start == 0 {
-            break;
-        }
-        ctx.budget.spend(1)?;
-        match memrchr(eol, &data[..search_end]) {
-            Some(at) => {
-                start = at + 1;
-                search_end = at;
-            }
-            None => {
-                start = 0;
-                break;
-            }
+/// All but the last `count` bytes: those are held back until the input ends.
+async fn all_but_last_bytes(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Result<()> {
+    let mut held = std::collections::VecDeque::new();
+    let mut meter = ByteMeter::default();
+    while let Some(chunk) = input.read().await? {
+        held.extend(chunk);
+        let surplus = (held.len() as u64).saturating_sub(count) as usize;
+        if surplus > 0 {
+            meter.add(ctx.budget, surplus)?;
+            ctx.stdout.extend(held.drain(..surplus));
+            ctx.flush_some().await?;
         }
     }
-    Ok(start)
+    meter.finish(ctx.budget)
+}
+
+/// The first `count` lines: 1 step per line, 1 per 64 bytes printed.
+async fn first_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> Result<()> {
+    let mut left = count;
+    let mut in_line = false;
+    let mut meter = ByteMeter::default();
+    let mut printed: u64 = 0;
+    let mut rest = Vec::new();
+    while left > 0 || in_line {
+        let Some(mut chunk) = input.read().await? else {
+            return meter.finish(ctx.budget);
+        };
+        let mut end = 0;
+        while end < chunk.len() {
+            if !in_line {
+                if left == 0 {
+                    break;
+                }
+                ctx.budget.spend(1)?;
+                in_line = true;
+            }
+            match memchr(eol, &chunk[end..]) {
+                Some(at) => {
+                    end += at + 1;
+                    in_line = false;
+                    left -= 1;
+                }
+                None => end = chunk.len(),
+            }
+        }
+        meter.add(ctx.budget, end)?;
+        printed += end as u64;
+        rest = chunk.split_off(end);
+        ctx.stdout.extend_from_slice(&chunk);
+        ctx.flush_some().await?;
+    }
+    meter.finish(ctx.budget)?;
+    give_back_past_read(input, rest, printed).await
+}
+
+/// What GNU head read past the lines it printed is gone, up to the end of its read of
+/// [`LINE_READ`] bytes; the rest is left to the next reader.
+async fn give_back_past_read(input: &Stdin, mut rest: Vec<u8>, printed: u64) -> Result<()> {
+    let mut gone = (printed.next_multiple_of(LINE_READ) - printed) as usize;
+    loop {
+        if rest.len() >= gone {
+            input.unread(rest.split_off(gone));
+            return Ok(());
+        }
+        gone -= rest.len();
+        match input.read().await? {
+            Some(chunk) => rest = chunk,
+            None => return Ok(()),
+        }
+    }
+}
+
+/// All but the last `count` lines: 1 step per 64 bytes read and 1 per line counted back
+/// from the end, as if the input had come whole.
+async fn all_but_last_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> Result<()> {
+    let mut window = LineWindow::new(count, eol);
+    let mut meter = ByteMeter::default();
+    while let Some(chunk) = input.read().await? {
+        meter.add(ctx.budget, chunk.len())?;
+        window.push(&chunk, |before| ctx.stdout.extend_from_slice(before));
+        ctx.flush_some().await?;
+    }
+    meter.finish(ctx.budget)?;
+    ctx.budget.spend(window.search_steps())?;
+    let held = window.held();
+    let start = last_lines_start(held, count, eol);
+    ctx.stdout.extend_from_slice(&held[..start]);
+    Ok(())
 }
 
 type ArgError = (String, bool);

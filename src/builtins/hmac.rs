@@ -1,9 +1,10 @@
 //! `hmac [-K HEXKEY | -k KEY] [ALG]`: the HMAC of stdin, printed as `HEX  -` like
 //! `sha256sum`; equal to `openssl dgst -ALG -mac HMAC -macopt hexkey:HEXKEY` (or `key:KEY`).
-//! Spends one step per 64 bytes of input.
+//! Spends one step per 64 bytes of input, which it reads as it comes.
 
 use hmac::{Hmac, KeyInit, Mac};
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{usage_error, Spec};
 use crate::builtins::common::digest::hex;
 use crate::builtins::Ctx;
@@ -17,19 +18,23 @@ const SPEC: Spec = Spec {
 
 const CHUNK: usize = 64 * 1024;
 
-fn mac<M: Mac + KeyInit>(ctx: &mut Ctx<'_>, key: &[u8], data: &[u8]) -> Result<Vec<u8>> {
+async fn mac<M: Mac + KeyInit>(ctx: &mut Ctx<'_>, key: &[u8]) -> Result<Vec<u8>> {
     // HMAC takes keys of any length; `new_from_slice` cannot fail for it.
     let Ok(mut m) = <M as KeyInit>::new_from_slice(key) else {
         return Ok(Vec::new());
     };
-    for chunk in data.chunks(CHUNK) {
-        ctx.budget.spend_bytes(chunk.len())?;
-        m.update(chunk);
+    let mut meter = ByteMeter::default();
+    while let Some(chunk) = ctx.stdin.read().await? {
+        for piece in chunk.chunks(CHUNK) {
+            meter.add(ctx.budget, piece.len())?;
+            m.update(piece);
+        }
     }
+    meter.finish(ctx.budget)?;
     Ok(m.finalize().into_bytes().to_vec())
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -83,14 +88,13 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ctx.stderr.extend_from_slice(b"hmac: the key is empty\n");
         return Ok(1);
     }
-    let data = ctx.stdin.read_all();
     let out = match alg.as_slice() {
-        b"md5" => mac::<Hmac<md5::Md5>>(ctx, &key, &data)?,
-        b"sha1" => mac::<Hmac<sha1::Sha1>>(ctx, &key, &data)?,
-        b"sha224" => mac::<Hmac<sha2::Sha224>>(ctx, &key, &data)?,
-        b"sha384" => mac::<Hmac<sha2::Sha384>>(ctx, &key, &data)?,
-        b"sha512" => mac::<Hmac<sha2::Sha512>>(ctx, &key, &data)?,
-        _ => mac::<Hmac<sha2::Sha256>>(ctx, &key, &data)?,
+        b"md5" => mac::<Hmac<md5::Md5>>(ctx, &key).await?,
+        b"sha1" => mac::<Hmac<sha1::Sha1>>(ctx, &key).await?,
+        b"sha224" => mac::<Hmac<sha2::Sha224>>(ctx, &key).await?,
+        b"sha384" => mac::<Hmac<sha2::Sha384>>(ctx, &key).await?,
+        b"sha512" => mac::<Hmac<sha2::Sha512>>(ctx, &key).await?,
+        _ => mac::<Hmac<sha2::Sha256>>(ctx, &key).await?,
     };
     ctx.stdout.extend_from_slice(hex(&out).as_bytes());
     ctx.stdout.extend_from_slice(b"  -\n");

@@ -51,11 +51,11 @@ fn usage_error(ctx: &mut Ctx<'_>, prog: &str, msg: &str) -> Result<Status> {
 const USAGE: &str = "Usage:\tjq [OPTIONS] FILTER [FILES...]\n\tjq [OPTIONS] --args FILTER [ARGUMENTS...]\n\tjq [OPTIONS] --jsonargs FILTER [JSON_VALUES...]\n\njq is a tool for processing JSON inputs, applying the given filter to\nits JSON text inputs and producing the filter's results as JSON on\nstandard output.\n\nThe simplest filter is ., which copies jq's input to its output\nunmodified except for formatting. For more advanced filters see\nthe jq(1) manpage (\"man jq\") and/or https://jqlang.github.io/jq/.\n\nExample:\n\n\t$ echo '{\"foo\": 0}' | jq .\n\t{\n\t  \"foo\": 0\n\t}\n\nCommand options:\n  -n, --null-input          use `null` as the single input value;\n  -R, --raw-input           read each line as string instead of JSON;\n  -s, --slurp               read all inputs into an array and use it as\n                            the single input value;\n  -c, --compact-output      compact instead of pretty-printed output;\n  -r, --raw-output          output strings without escapes and quotes;\n      --raw-output0         implies -r and output NUL after each output;\n  -j, --join-output         implies -r and output without newline after\n                            each output;\n  -a, --ascii-output        output strings by only ASCII characters\n                            using escape sequences;\n  -S, --sort-keys           sort keys of each object on output;\n  -C, --color-output        colorize JSON output;\n  -M, --monochrome-output   disable colored output;\n      --tab                 use tabs for indentation;\n      --indent n            use n spaces for indentation (max 7 spaces);\n      --unbuffered          flush output stream after each output;\n      --stream              parse the input value in streaming fashion;\n      --stream-errors       implies --stream and report parse error as\n                            an array;\n      --seq                 parse input/output as application/json-seq;\n  -f, --from-file file      load filter from the file;\n  -L directory              search modules from the directory;\n      --arg name value      set $name to the string value;\n      --argjson name value  set $name to the JSON value;\n      --slurpfile name file set $name to an array of JSON values read\n                            from the file;\n      --rawfile name file   set $name to string contents of file;\n      --args                consume remaining arguments as positional\n                            string values;\n      --jsonargs            consume remaining arguments as positional\n                            JSON values;\n  -e, --exit-status         set exit status code based on the output;\n  -V, --version             show the version;\n  --build-configuration     show jq's build configuration;\n  -h, --help                show the help;\n  --                        terminates argument processing;\n\nNamed arguments are also available as $ARGS.named[], while\npositional arguments are available as $ARGS.positional[].\n";
 
 /// Reads a file operand: `-`, a URL, or nothing.
-fn open(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<std::result::Result<Vec<u8>, String>> {
-    Ok(ctx.open(name)?.map(|b| b.to_vec()))
+async fn open(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<std::result::Result<Vec<u8>, String>> {
+    Ok(ctx.open(name).await?.map(|b| b.to_vec()))
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let prog = String::from_utf8_lossy(args.first().map_or(b"jq".as_slice(), |a| a)).into_owned();
     let mut o = Opts::default();
     let mut mode = ArgMode::Files;
@@ -192,7 +192,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                     let name = text(&args[i]);
                     let file = args[i + 1].clone();
                     i += 2;
-                    let data = match open(ctx, &file)? {
+                    let data = match open(ctx, &file).await? {
                         Ok(d) => d,
                         Err(e) => {
                             ctx.stderr.extend_from_slice(
@@ -298,7 +298,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             // with -f, the first operand is an input file
             o.files.insert(0, p.into_bytes());
         }
-        match open(ctx, &file)? {
+        match open(ctx, &file).await? {
             Ok(d) => o.program = Some(String::from_utf8_lossy(&d).into_owned()),
             Err(e) => {
                 ctx.stderr.extend_from_slice(
@@ -312,7 +312,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ctx.stderr.extend_from_slice(USAGE.as_bytes());
         return Ok(2);
     };
-    run_program(ctx, &prog, o, program)
+    run_program(ctx, &prog, o, program).await
 }
 
 /// The values `input` reads: JSON texts, raw lines, or stream events, from stdin or
@@ -510,7 +510,7 @@ fn stream_events(
     let _ = top;
 }
 
-fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Result<Status> {
+async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Result<Status> {
     // `localtime`, `strflocaltime` and `%Z` read the zone from TZ, as jq does.
     crate::jq::time::set_tz(ctx.vars.get(b"TZ"));
     // global variables: $ENV, $__prog_name..., named args, $ARGS
@@ -535,7 +535,7 @@ fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Resul
         values.push(v.clone());
     }
     let filter = {
-        let cache = ctx.caches.get::<Cache>();
+        let mut cache = ctx.caches.get::<Cache>();
         match cache.get(&program, &names) {
             Ok(f) => f,
             Err(errs) => {
@@ -569,10 +569,10 @@ fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Resul
     // the inputs
     let mut files = Vec::new();
     if o.files.is_empty() {
-        files.push((Val::str("<stdin>".to_string()), ctx.stdin.read_all()));
+        files.push((Val::str("<stdin>".to_string()), ctx.stdin.read_all().await?));
     } else {
         for f in &o.files {
-            match open(ctx, f)? {
+            match open(ctx, f).await? {
                 Ok(d) => {
                     let name = if f == b"-" {
                         "<stdin>".to_string()

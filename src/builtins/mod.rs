@@ -1,14 +1,15 @@
-//! The builtins: well-known Unix tools as plain functions of their arguments and an [`Io`].
+//! The builtins: well-known Unix tools as async functions of their arguments and a [`Ctx`].
 //!
-//! A builtin is a [`Run`]: it gets a [`Ctx`] (stdin, stdout, stderr, the step budget, the
-//! variables, the host's clock, parse caches) and its arguments as bytes, `args[0]` being
-//! the name it was called by. It writes its output, spends steps for its work, and returns
-//! its exit status. It never panics, never touches a file system, and never waits on the
-//! network: a file operand is opened with [`Ctx::open`], which may ask the shell to fetch
-//! a URL first (see [`Error::Need`]).
+//! A builtin is a [`Run`]: it gets a [`Ctx`] (stdin as a stream, buffered stdout and
+//! stderr and where they go, the step budget, the variables, the host's clock, parse
+//! caches, the network) and its arguments as bytes, `args[0]` being the name it was called
+//! by. It reads, writes, spends steps for its work, and returns its exit status. It runs
+//! once, from start to end: where it reads an empty pipe, writes a full one or fetches a
+//! URL ([`Ctx::open`], [`Ctx::http`]) it waits, and the other stages of its pipeline run
+//! meanwhile (see [`crate::stream`]). It never panics and never touches a file system.
 //!
-//! To add a tool: `builtins/NAME.rs` with `pub fn run`, one row in [`TABLE`] (kept sorted),
-//! and its tests.
+//! To add a tool: `builtins/NAME.rs` with `pub async fn run`, one row in [`TABLE`] (kept
+//! sorted), and its tests.
 
 pub mod common;
 
@@ -59,67 +60,82 @@ mod yes;
 mod zcat;
 
 use std::any::{Any, TypeId};
+use std::cell::{RefCell, RefMut};
 use std::collections::HashMap;
-use std::ops::Deref;
 use std::rc::Rc;
 
 use crate::budget::Budget;
-use crate::error::{Error, Resource, Result, Status};
-use crate::host::{Host, HttpRequest, HttpResponse};
+use crate::error::{Result, Status};
+use crate::host::{Host, HttpRequest, HttpResponse, LocalFuture};
+use crate::stream::{Out, Stdin, FLUSH_AT};
 
-/// The signature of every builtin.
-pub type Run = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Result<Status>;
+/// The signature of every builtin: an async function, for a builtin waits where it reads a
+/// pipe, writes a full one, or fetches a URL.
+pub type Run = for<'a, 'c> fn(&'a mut Ctx<'c>, &'a [Vec<u8>]) -> LocalFuture<'a, Result<Status>>;
+
+/// The [`Run`] of a tool module's `pub async fn run`.
+macro_rules! tool {
+    ($module:ident) => {{
+        fn run<'a, 'c>(
+            ctx: &'a mut Ctx<'c>,
+            args: &'a [Vec<u8>],
+        ) -> LocalFuture<'a, Result<Status>> {
+            Box::pin($module::run(ctx, args))
+        }
+        run as Run
+    }};
+}
 
 /// Every builtin by name, sorted by name for [`lookup`].
 pub static TABLE: &[(&str, Run)] = &[
-    ("[", test_::run),
-    ("b2sum", b2sum::run),
-    ("base32", base32::run),
-    ("base64", base64::run),
-    ("basename", basename::run),
-    ("basenc", basenc::run),
-    ("cat", cat::run),
-    ("curl", curl::run),
-    ("cut", cut::run),
-    ("date", date::run),
-    ("dirname", dirname::run),
-    ("echo", echo::run),
-    ("egrep", grep::run),
-    ("expand", expand::run),
-    ("false", false_::run),
-    ("fgrep", grep::run),
-    ("fold", fold::run),
-    ("grep", grep::run),
-    ("gunzip", gunzip::run),
-    ("gzip", gzip::run),
-    ("head", head::run),
-    ("hmac", hmac::run),
-    ("jq", jq::run),
-    ("md5sum", md5sum::run),
-    ("paste", paste::run),
-    ("printf", printf::run),
-    ("rev", rev::run),
-    ("scrypt", scrypt::run),
-    ("secretbox", secretbox::run),
-    ("sed", sed::run),
-    ("seq", seq::run),
-    ("sha1sum", sha1sum::run),
-    ("sha224sum", sha224sum::run),
-    ("sha256sum", sha256sum::run),
-    ("sha384sum", sha384sum::run),
-    ("sha512sum", sha512sum::run),
-    ("sort", sort::run),
-    ("tac", tac::run),
-    ("tail", tail::run),
-    ("tee", tee::run),
-    ("test", test_::run),
-    ("tr", tr::run),
-    ("true", true_::run),
-    ("uniq", uniq::run),
-    ("wc", wc::run),
-    ("xargs", xargs::run),
-    ("yes", yes::run),
-    ("zcat", zcat::run),
+    ("[", tool!(test_)),
+    ("b2sum", tool!(b2sum)),
+    ("base32", tool!(base32)),
+    ("base64", tool!(base64)),
+    ("basename", tool!(basename)),
+    ("basenc", tool!(basenc)),
+    ("cat", tool!(cat)),
+    ("curl", tool!(curl)),
+    ("cut", tool!(cut)),
+    ("date", tool!(date)),
+    ("dirname", tool!(dirname)),
+    ("echo", tool!(echo)),
+    ("egrep", tool!(grep)),
+    ("expand", tool!(expand)),
+    ("false", tool!(false_)),
+    ("fgrep", tool!(grep)),
+    ("fold", tool!(fold)),
+    ("grep", tool!(grep)),
+    ("gunzip", tool!(gunzip)),
+    ("gzip", tool!(gzip)),
+    ("head", tool!(head)),
+    ("hmac", tool!(hmac)),
+    ("jq", tool!(jq)),
+    ("md5sum", tool!(md5sum)),
+    ("paste", tool!(paste)),
+    ("printf", tool!(printf)),
+    ("rev", tool!(rev)),
+    ("scrypt", tool!(scrypt)),
+    ("secretbox", tool!(secretbox)),
+    ("sed", tool!(sed)),
+    ("seq", tool!(seq)),
+    ("sha1sum", tool!(sha1sum)),
+    ("sha224sum", tool!(sha224sum)),
+    ("sha256sum", tool!(sha256sum)),
+    ("sha384sum", tool!(sha384sum)),
+    ("sha512sum", tool!(sha512sum)),
+    ("sort", tool!(sort)),
+    ("tac", tool!(tac)),
+    ("tail", tool!(tail)),
+    ("tee", tool!(tee)),
+    ("test", tool!(test_)),
+    ("tr", tool!(tr)),
+    ("true", tool!(true_)),
+    ("uniq", tool!(uniq)),
+    ("wc", tool!(wc)),
+    ("xargs", tool!(xargs)),
+    ("yes", tool!(yes)),
+    ("zcat", tool!(zcat)),
 ];
 
 /// Finds a builtin by the name a script calls it by.
@@ -130,77 +146,8 @@ pub fn lookup(name: &[u8]) -> Option<Run> {
         .map(|i| TABLE[i].1)
 }
 
-/// The standard input of a command: bytes and how far they have been read.
-///
-/// Cloning is cheap (the bytes are shared), so the shell can keep a copy to run a
-/// builtin again after serving its [`Error::Need`].
-#[derive(Debug, Default, Clone)]
-pub struct Input {
-    data: Rc<Vec<u8>>,
-    pos: usize,
-}
-
-impl Input {
-    pub fn new(data: Vec<u8>) -> Self {
-        Input {
-            data: Rc::new(data),
-            pos: 0,
-        }
-    }
-
-    /// What has not been read yet.
-    pub fn rest(&self) -> &[u8] {
-        &self.data[self.pos..]
-    }
-
-    /// Reads everything that is left. Tools that read their input do this, as a GNU tool
-    /// reading a pipe to its end would.
-    pub fn read_all(&mut self) -> Vec<u8> {
-        let pos = std::mem::take(&mut self.pos);
-        match Rc::try_unwrap(std::mem::take(&mut self.data)) {
-            Ok(mut all) => {
-                if pos > 0 {
-                    all.drain(..pos.min(all.len()));
-                }
-                all
-            }
-            Err(shared) => shared[pos.min(shared.len())..].to_vec(),
-        }
-    }
-
-    /// Marks `n` more bytes as read (the shell's `read` takes one line at a time).
-    pub fn consume(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.data.len());
-    }
-
-    pub fn position(&self) -> usize {
-        self.pos
-    }
-
-    /// Goes back to an earlier [`position`](Self::position), if the data is still there.
-    pub fn rewind(&mut self, pos: usize) {
-        if pos <= self.data.len() {
-            self.pos = pos;
-        }
-    }
-}
-
-/// Bytes that are either owned or shared with a cache (a fetched URL's body).
-#[derive(Debug, Clone)]
-pub enum Bytes {
-    Owned(Vec<u8>),
-    Shared(Rc<HttpResponse>),
-}
-
-impl Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Owned(v) => v,
-            Bytes::Shared(r) => &r.body,
-        }
-    }
-}
+/// The content of a file operand, read whole.
+pub type Bytes = Vec<u8>;
 
 /// The variables a builtin can read: `TZ` for `date`, the exported ones for jq's `$ENV`.
 pub trait Vars {
@@ -231,77 +178,133 @@ impl Vars for VarList {
 /// found by type, so tools do not share a central list.
 #[derive(Default)]
 pub struct Caches {
-    by_type: HashMap<TypeId, Box<dyn Any>>,
+    by_type: RefCell<HashMap<TypeId, Box<dyn Any>>>,
 }
 
 impl Caches {
-    /// The cache of type `T`, made empty on first use.
-    pub fn get<T: Default + 'static>(&mut self) -> &mut T {
-        self.by_type
-            .entry(TypeId::of::<T>())
-            .or_insert_with(|| Box::new(T::default()))
-            .downcast_mut::<T>()
-            .expect("the entry of a TypeId holds that type")
+    /// The cache of type `T`, made empty on first use. The stages of a pipeline share the
+    /// caches, so a tool takes what it needs (an `Rc` of a compiled program) and lets go
+    /// before it waits.
+    pub fn get<T: Default + 'static>(&self) -> RefMut<'_, T> {
+        RefMut::map(self.by_type.borrow_mut(), |m| {
+            m.entry(TypeId::of::<T>())
+                .or_insert_with(|| Box::new(T::default()))
+                .downcast_mut::<T>()
+                .expect("the entry of a TypeId holds that type")
+        })
     }
 }
 
-/// What the shell has fetched for builtins during this Request: a response, or the reason
-/// there is none.
-pub type Resources = HashMap<Resource, std::result::Result<Rc<HttpResponse>, String>>;
+/// The network as builtins see it: each request counts against the Request's limit of
+/// subrequests. The outer `Err` stops the script (the limit); the inner one is a transport
+/// failure in curl's words.
+pub trait Net {
+    fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<Result<HttpResponse, String>>>;
+}
+
+/// No network at all.
+pub struct NoNet;
+
+impl Net for NoNet {
+    fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<Result<HttpResponse, String>>> {
+        Box::pin(async move { Ok(Err(format!("no network: {}", request.url))) })
+    }
+}
 
 /// Everything a builtin works with.
+///
+/// Output is buffered in `stdout` and `stderr` as a C program's stdio buffers it, and
+/// handed on to `out` and `err` when the tool flushes ([`Ctx::flush_some`] in its loop, or
+/// at its end). A tool that reads its input as it comes and flushes as it goes streams; one
+/// that reads everything first (`sort`, `tac`) simply does so.
 pub struct Ctx<'a> {
-    pub stdin: &'a mut Input,
+    pub stdin: &'a Stdin,
     pub stdout: &'a mut Vec<u8>,
     pub stderr: &'a mut Vec<u8>,
-    pub budget: &'a mut Budget,
+    pub out: &'a Out,
+    pub err: &'a Out,
+    pub budget: &'a Budget,
     pub vars: &'a dyn Vars,
     pub host: &'a dyn Host,
-    pub caches: &'a mut Caches,
-    pub resources: &'a Resources,
+    pub caches: &'a Caches,
+    pub net: &'a dyn Net,
 }
 
 impl Ctx<'_> {
-    /// Opens a file operand: `-` and `/dev/stdin` are stdin, `/dev/null` is empty; an `http://` or `https://` URL is fetched (a
-    /// non-2xx answer is an error, as for `curl -f`); anything else does not exist, for
-    /// there is no file system. The inner `Err` is the reason in GNU's words, for the tool
-    /// to print in its own format (`cat: x: No such file or directory`).
-    pub fn open(&mut self, operand: &[u8]) -> Result<std::result::Result<Bytes, String>> {
+    /// Opens a file operand and reads it whole: `-` and `/dev/stdin` are stdin,
+    /// `/dev/null` is empty; an `http://` or `https://` URL is fetched (a non-2xx answer is
+    /// an error, as for `curl -f`); anything else does not exist, for there is no file
+    /// system. The inner `Err` is the reason in GNU's words, for the tool to print in its
+    /// own format (`cat: x: No such file or directory`).
+    pub async fn open(&mut self, operand: &[u8]) -> Result<std::result::Result<Bytes, String>> {
+        Ok(match self.open_stream(operand).await? {
+            Ok(stream) => Ok(stream.read_all().await?),
+            Err(reason) => Err(reason),
+        })
+    }
+
+    /// Opens a file operand as a stream, to read as it comes (see [`Ctx::open`]).
+    pub async fn open_stream(
+        &mut self,
+        operand: &[u8],
+    ) -> Result<std::result::Result<Stdin, String>> {
         if operand == b"-" || operand == b"/dev/stdin" {
-            return Ok(Ok(Bytes::Owned(self.stdin.read_all())));
+            return Ok(Ok(self.stdin.clone()));
         }
         if operand == b"/dev/null" {
-            return Ok(Ok(Bytes::Owned(Vec::new())));
+            return Ok(Ok(Stdin::default()));
         }
         if let Some(url) = as_url(operand) {
-            let resource = Resource::Http(HttpRequest::get(url));
-            return match self.resources.get(&resource) {
-                None => Err(Error::Need(resource)),
-                Some(Err(reason)) => Ok(Err(reason.clone())),
-                Some(Ok(resp)) if (200..300).contains(&resp.status) => {
-                    Ok(Ok(Bytes::Shared(resp.clone())))
-                }
-                Some(Ok(resp)) => Ok(Err(format!(
-                    "The requested URL returned error: {}",
-                    resp.status
-                ))),
-            };
+            return Ok(match self.net.fetch(HttpRequest::get(url)).await? {
+                Err(reason) => Err(reason),
+                Ok(resp) if (200..300).contains(&resp.status) => Ok(Stdin::bytes(resp.body)),
+                Ok(resp) => Err(format!("The requested URL returned error: {}", resp.status)),
+            });
         }
         Ok(Err("No such file or directory".into()))
     }
 
-    /// The answer to an HTTP request the shell has made for this builtin, or
-    /// [`Error::Need`] so that it makes it (`curl`).
-    pub fn http(
-        &self,
+    /// Performs an HTTP request (`curl`); the inner `Err` is a transport failure.
+    pub async fn http(
+        &mut self,
         request: HttpRequest,
-    ) -> Result<std::result::Result<Rc<HttpResponse>, String>> {
-        let resource = Resource::Http(request);
-        match self.resources.get(&resource) {
-            None => Err(Error::Need(resource)),
-            Some(answer) => Ok(answer.clone()),
-        }
+    ) -> Result<std::result::Result<HttpResponse, String>> {
+        self.net.fetch(request).await
     }
+
+    /// Hands what is buffered on: stderr first, then stdout (a tool's stderr is
+    /// unbuffered; its stdout goes out when the buffer is flushed). Waits for room in a
+    /// pipe; `BrokenPipe` when its reader is gone.
+    pub async fn flush(&mut self) -> Result<()> {
+        if !self.stderr.is_empty() {
+            let bytes = std::mem::take(self.stderr);
+            self.err.write(bytes).await?;
+        }
+        if !self.stdout.is_empty() {
+            let bytes = std::mem::take(self.stdout);
+            self.out.write(bytes).await?;
+        }
+        Ok(())
+    }
+
+    /// Flushes once [`FLUSH_AT`] bytes of output are buffered: tools that stream call
+    /// this in their loops, so output flows and memory stays bounded.
+    #[inline]
+    pub async fn flush_some(&mut self) -> Result<()> {
+        if self.stdout.len() >= FLUSH_AT {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `tool` with `ctx`'s streams and flushes what it left buffered.
+pub async fn run_tool(tool: Run, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<Status> {
+    let status = tool(ctx, argv).await;
+    let flushed = ctx.flush().await;
+    let status = status?;
+    flushed?;
+    Ok(status)
 }
 
 /// `operand` as a URL when it is one that `cat URL` fetches.
@@ -335,16 +338,11 @@ pub mod testing {
 
     /// Runs builtin `args[0]` with `stdin`, a large budget, a fixed clock and no variables.
     pub fn run(args: &[&str], stdin: &[u8]) -> Result<Ran> {
-        run_with(args, stdin, &VarList::default(), &mut Budget::default())
+        run_with(args, stdin, &VarList::default(), &Budget::default())
     }
 
     /// Like [`run`], with variables and a budget of the caller's.
-    pub fn run_with(
-        args: &[&str],
-        stdin: &[u8],
-        vars: &dyn Vars,
-        budget: &mut Budget,
-    ) -> Result<Ran> {
+    pub fn run_with(args: &[&str], stdin: &[u8], vars: &dyn Vars, budget: &Budget) -> Result<Ran> {
         let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
         let host = FixedHost::default();
         let mut session = Session::new(&host);
@@ -358,13 +356,69 @@ pub mod testing {
         })
     }
 
+    /// Like [`run`], with stdin coming in chunks of `chunk` bytes, as through a pipe: a
+    /// tool that streams must give the same output and spend the same steps.
+    pub fn run_chunked(args: &[&str], stdin: &[u8], chunk: usize) -> Result<Ran> {
+        let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        let host = FixedHost::default();
+        let mut session = Session::new(&host);
+        let budget = Budget::default();
+        let chunks: Vec<Vec<u8>> = stdin.chunks(chunk.max(1)).map(<[u8]>::to_vec).collect();
+        let input = Stdin::outside(Box::new(Chunks(chunks.into())));
+        let status = session.run_on(&argv, input, &VarList::default(), &budget)?;
+        Ok(Ran {
+            status,
+            stdout: session.stdout,
+            stderr: session.stderr,
+            steps: budget.used(),
+        })
+    }
+
+    /// A stream that gives its chunks one by one.
+    struct Chunks(std::collections::VecDeque<Vec<u8>>);
+
+    impl crate::stream::ByteStream for Chunks {
+        fn next_chunk(
+            &mut self,
+        ) -> LocalFuture<'static, std::result::Result<Option<Vec<u8>>, String>> {
+            let next = self.0.pop_front();
+            Box::pin(async move { Ok(next) })
+        }
+    }
+
+    /// What a [`Session`] answers a tool's HTTP requests with.
+    pub type Answer = Box<dyn Fn(&HttpRequest) -> std::result::Result<HttpResponse, String>>;
+
+    /// Answers from a function, and keeps the requests asked.
+    struct Canned<'s> {
+        answer: &'s Option<Answer>,
+        asked: &'s RefCell<Vec<HttpRequest>>,
+    }
+
+    impl Net for Canned<'_> {
+        fn fetch(
+            &self,
+            request: HttpRequest,
+        ) -> LocalFuture<'_, Result<std::result::Result<HttpResponse, String>>> {
+            self.asked.borrow_mut().push(request.clone());
+            let answer = match self.answer {
+                Some(f) => f(&request),
+                None => Err(format!("no network in tests: {}", request.url)),
+            };
+            Box::pin(async move { Ok(answer) })
+        }
+    }
+
     /// Builtins run one after another as a long-lived instance runs them: the parse
-    /// caches, the fetched resources and the output buffers stay from run to run (for
-    /// benchmarks, probes, and tests that answer a tool's requests and run it again).
+    /// caches and the output buffers stay from run to run (for benchmarks, probes, and
+    /// tests of tools that fetch).
     pub struct Session<'h> {
         pub host: &'h dyn Host,
         pub caches: Caches,
-        pub resources: Resources,
+        /// Answers HTTP requests; `None`: there is no network.
+        pub answer: Option<Answer>,
+        /// The requests the tools made, in order.
+        pub requests: RefCell<Vec<HttpRequest>>,
         /// The last run's output.
         pub stdout: Vec<u8>,
         pub stderr: Vec<u8>,
@@ -375,19 +429,15 @@ pub mod testing {
             Session {
                 host,
                 caches: Caches::default(),
-                resources: Resources::new(),
+                answer: None,
+                requests: RefCell::default(),
                 stdout: Vec::new(),
                 stderr: Vec::new(),
             }
         }
 
         /// Runs builtin `argv[0]` on `stdin` without variables.
-        pub fn run(
-            &mut self,
-            argv: &[Vec<u8>],
-            stdin: Vec<u8>,
-            budget: &mut Budget,
-        ) -> Result<Status> {
+        pub fn run(&mut self, argv: &[Vec<u8>], stdin: Vec<u8>, budget: &Budget) -> Result<Status> {
             self.run_vars(argv, stdin, &VarList::default(), budget)
         }
 
@@ -397,26 +447,52 @@ pub mod testing {
             argv: &[Vec<u8>],
             stdin: Vec<u8>,
             vars: &dyn Vars,
-            budget: &mut Budget,
+            budget: &Budget,
+        ) -> Result<Status> {
+            self.run_on(argv, Stdin::bytes(stdin), vars, budget)
+        }
+
+        /// Runs builtin `argv[0]` reading the stream `input`.
+        pub fn run_on(
+            &mut self,
+            argv: &[Vec<u8>],
+            input: Stdin,
+            vars: &dyn Vars,
+            budget: &Budget,
         ) -> Result<Status> {
             let name = argv.first().map(Vec::as_slice).unwrap_or_default();
             let tool = lookup(name).ok_or_else(|| {
-                Error::Fatal(format!("{}: not a builtin", String::from_utf8_lossy(name)))
+                crate::error::Error::Fatal(format!(
+                    "{}: not a builtin",
+                    String::from_utf8_lossy(name)
+                ))
             })?;
-            self.stdout.clear();
-            self.stderr.clear();
-            let mut input = Input::new(stdin);
+            let out = Out::Buffer(Rc::new(RefCell::new(std::mem::take(&mut self.stdout))));
+            let err = Out::Buffer(Rc::new(RefCell::new(std::mem::take(&mut self.stderr))));
+            out.take();
+            err.take();
+            let net = Canned {
+                answer: &self.answer,
+                asked: &self.requests,
+            };
+            let mut stdout = Vec::new();
+            let mut stderr = Vec::new();
             let mut ctx = Ctx {
-                stdin: &mut input,
-                stdout: &mut self.stdout,
-                stderr: &mut self.stderr,
+                stdin: &input,
+                stdout: &mut stdout,
+                stderr: &mut stderr,
+                out: &out,
+                err: &err,
                 budget,
                 vars,
                 host: self.host,
-                caches: &mut self.caches,
-                resources: &self.resources,
+                caches: &self.caches,
+                net: &net,
             };
-            tool(&mut ctx, argv)
+            let r = crate::stream::block_on(run_tool(tool, &mut ctx, argv));
+            self.stdout = out.take();
+            self.stderr = err.take();
+            r
         }
     }
 }

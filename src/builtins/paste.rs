@@ -1,12 +1,16 @@
 //! `paste`: joins corresponding lines of its inputs (or, with `-s`, all lines of each
 //! input), as GNU paste. Several `-` operands take stdin's lines in turn. Spends 1 step
-//! per line plus 1 per 64 bytes of input.
+//! per line plus 1 per 64 bytes of input. Every input is read as it comes, a block of
+//! lines at a time.
 
+use crate::budget::{Budget, ByteMeter};
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::lines::LineBlocks;
 use crate::builtins::common::operands;
 use crate::builtins::common::quote::quote_name;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
 const SPEC: Spec = Spec {
     short: "d:sz",
@@ -53,26 +57,58 @@ fn parse_delims(list: &[u8]) -> std::result::Result<Vec<Option<u8>>, String> {
     Ok(out)
 }
 
-/// The lines of one input, read one at a time.
+/// The lines of one input, read one at a time as the input comes; its bytes are paid
+/// for as they are read.
 struct Lines {
-    data: Vec<u8>,
+    blocks: LineBlocks,
+    block: Vec<u8>,
     pos: usize,
+    meter: ByteMeter,
+    ended: bool,
 }
 
 impl Lines {
-    /// The next line without its terminator, or `None` at the end.
-    fn next(&mut self, eol: u8) -> Option<(usize, usize)> {
-        if self.pos >= self.data.len() {
-            return None;
+    fn new(input: Stdin, eol: u8) -> Self {
+        Lines {
+            blocks: LineBlocks::new(input, eol),
+            block: Vec::new(),
+            pos: 0,
+            meter: ByteMeter::default(),
+            ended: false,
+        }
+    }
+
+    /// Where the next line is in `self.block`, without its terminator; `None` at the end.
+    async fn next(&mut self, budget: &Budget, eol: u8) -> Result<Option<(usize, usize)>> {
+        if self.pos >= self.block.len() {
+            if self.ended {
+                return Ok(None);
+            }
+            match self.blocks.next().await? {
+                Some(block) => {
+                    self.meter.add(budget, block.len())?;
+                    self.block = block;
+                    self.pos = 0;
+                }
+                None => {
+                    self.meter.finish(budget)?;
+                    self.ended = true;
+                    return Ok(None);
+                }
+            }
         }
         let start = self.pos;
-        let end = memchr::memchr(eol, &self.data[start..]).map_or(self.data.len(), |i| start + i);
+        let end = memchr::memchr(eol, &self.block[start..]).map_or(self.block.len(), |i| start + i);
         self.pos = end + 1;
-        Some((start, end))
+        Ok(Some((start, end)))
+    }
+
+    fn line(&self, (start, end): (usize, usize)) -> &[u8] {
+        &self.block[start..end]
     }
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -101,32 +137,29 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         // One input at a time: an input that cannot be read is skipped.
         let mut status = 0;
         for name in &names {
-            let Some(data) = operands::open(ctx, "paste", name)? else {
+            let Some(input) = operands::open_stream(ctx, "paste", name).await? else {
                 status = 1;
                 continue;
             };
-            ctx.budget.spend_bytes(data.len())?;
-            let mut input = Lines {
-                data: data.to_vec(),
-                pos: 0,
-            };
+            let mut input = Lines::new(input, eol);
             let mut n = 0usize;
-            while let Some((s, e)) = input.next(eol) {
+            while let Some(at) = input.next(ctx.budget, eol).await? {
                 ctx.budget.spend(1)?;
                 if n > 0 {
                     if let Some(d) = delims[(n - 1) % delims.len()] {
                         ctx.stdout.push(d);
                     }
                 }
-                ctx.stdout.extend_from_slice(&input.data[s..e]);
+                ctx.stdout.extend_from_slice(input.line(at));
                 n += 1;
+                ctx.flush_some().await?;
             }
             ctx.stdout.push(eol);
         }
         return Ok(status);
     }
     // Open everything first: GNU paste gives up before printing when one cannot be read.
-    // Every `-` shares stdin, which is read once.
+    // Every `-` shares stdin, which takes its lines in turn.
     let mut inputs: Vec<Lines> = Vec::new();
     let mut which: Vec<usize> = Vec::new();
     let mut stdin_slot: Option<usize> = None;
@@ -137,17 +170,13 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 continue;
             }
         }
-        match ctx.open(name)? {
-            Ok(data) => {
-                ctx.budget.spend_bytes(data.len())?;
+        match ctx.open_stream(name).await? {
+            Ok(input) => {
                 if name == b"-" {
                     stdin_slot = Some(inputs.len());
                 }
                 which.push(inputs.len());
-                inputs.push(Lines {
-                    data: data.to_vec(),
-                    pos: 0,
-                });
+                inputs.push(Lines::new(input, eol));
             }
             Err(reason) => {
                 let msg = format!("paste: {}: {reason}\n", quote_name(name));
@@ -156,15 +185,14 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             }
         }
     }
-    let out = &mut *ctx.stdout;
     loop {
         let mut any = false;
         let mut line = Vec::new();
         for (col, &w) in which.iter().enumerate() {
             let input = &mut inputs[w];
-            if let Some((s, e)) = input.next(eol) {
+            if let Some(at) = input.next(ctx.budget, eol).await? {
                 any = true;
-                line.extend_from_slice(&input.data[s..e]);
+                line.extend_from_slice(input.line(at));
             }
             if col + 1 < which.len() {
                 if let Some(d) = delims[col % delims.len()] {
@@ -176,8 +204,9 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             break;
         }
         ctx.budget.spend(1)?;
-        out.extend_from_slice(&line);
-        out.push(eol);
+        ctx.stdout.extend_from_slice(&line);
+        ctx.stdout.push(eol);
+        ctx.flush_some().await?;
     }
     Ok(0)
 }

@@ -1,12 +1,13 @@
 //! `printf`: GNU coreutils printf over the shared format engine; spends 1 step per pass
-//! over the format and 1 per 64 bytes written.
+//! over the format and 1 per 64 bytes written, and hands its output on between passes.
 
 use crate::builtins::common::args::usage_error;
 use crate::builtins::common::format::{self, Sink};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::FLUSH_AT;
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut rest = args.get(1..).unwrap_or(&[]);
     // GNU printf takes no options, but skips one leading `--`.
     if rest.first().is_some_and(|a| a == b"--") {
@@ -18,16 +19,22 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     let parsed = format::cached(ctx.caches, fmt, true);
     // The output is usually about as long as the arguments: one allocation, not a
-    // series of doublings that copy it again and again.
+    // series of doublings that copy it again and again (up to what is handed on at once).
     let args_len: usize = operands.iter().map(|a| a.len() + 1).sum();
-    ctx.stdout.reserve(args_len + fmt.len());
-    let mut sink = Sink {
-        out: ctx.stdout,
-        err: ctx.stderr,
-        budget: ctx.budget,
-        prog: "printf",
-    };
-    format::run(&parsed, operands, &mut sink)
+    ctx.stdout.reserve((args_len + fmt.len()).min(2 * FLUSH_AT));
+    let mut run = format::Run::new(&parsed, operands);
+    loop {
+        let mut sink = Sink {
+            out: ctx.stdout,
+            err: ctx.stderr,
+            budget: ctx.budget,
+            prog: "printf",
+        };
+        if let Some(status) = run.pass(&mut sink)? {
+            return Ok(status);
+        }
+        ctx.flush_some().await?;
+    }
 }
 
 #[cfg(test)]

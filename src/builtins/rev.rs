@@ -1,12 +1,15 @@
 //! `rev`: reverses the characters of each line, as util-linux rev in the C locale, where
 //! a byte above 127 is not a character: rev stops that input with an error. Spends 1 step
-//! per line plus 1 per 64 bytes.
+//! per line plus 1 per 64 bytes. It reads blocks of whole lines as they come.
 
 use memchr::memchr;
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::lines::LineBlocks;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
 const SPEC: Spec = Spec {
     short: "hV",
@@ -17,7 +20,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -38,17 +41,17 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut status = 0;
     if parsed.operands.is_empty() {
-        let data = ctx.stdin.read_all();
-        status |= reverse(ctx, b"stdin", &data)?;
+        let input = ctx.stdin.clone();
+        status |= reverse(ctx, b"stdin", input).await?;
     }
     for name in &parsed.operands {
         // rev has no `-` for stdin: every operand is a file name.
         let reason = if name == b"-" {
             "No such file or directory".to_string()
         } else {
-            match ctx.open(name)? {
-                Ok(data) => {
-                    status |= reverse(ctx, name, &data)?;
+            match ctx.open_stream(name).await? {
+                Ok(input) => {
+                    status |= reverse(ctx, name, input).await?;
                     continue;
                 }
                 Err(reason) => reason,
@@ -67,51 +70,79 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
 /// Emulates rev's wide-character line buffer: each read appends up to a newline (a NUL
 /// cuts what counts of it, the rest staying in the buffer), a whole line is reversed and
 /// printed, and a byte that is no character ends the input, after printing what the
-/// buffer holds as rev does.
-fn reverse(ctx: &mut Ctx<'_>, name: &[u8], data: &[u8]) -> Result<Status> {
-    ctx.budget.spend_bytes(data.len())?;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut len = 0usize;
-    let mut rest = data;
-    let mut chunkno = 0u64;
-    let put = |buf: &mut Vec<u8>, at: usize, bytes: &[u8]| {
-        if buf.len() < at + bytes.len() {
-            buf.resize(at + bytes.len(), 0);
-        }
-        buf[at..at + bytes.len()].copy_from_slice(bytes);
-    };
-    while !rest.is_empty() {
-        ctx.budget.spend(1)?;
-        let end = memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
-        let chunk = &rest[..end];
-        rest = &rest[end..];
-        if let Some(bad) = chunk.iter().position(|&b| b >= 0x80) {
-            if len > 0 {
-                put(&mut buf, len, &chunk[..bad]);
-                ctx.stdout.extend(buf[..len].iter().rev());
-                let tail = &buf[len..];
-                let stop = memchr(0, tail).unwrap_or(tail.len());
-                ctx.stdout.extend_from_slice(&tail[..stop]);
+/// buffer holds as rev does (the rest is read and paid for all the same).
+async fn reverse(ctx: &mut Ctx<'_>, name: &[u8], input: Stdin) -> Result<Status> {
+    let mut meter = ByteMeter::default();
+    let mut blocks = LineBlocks::new(input, b'\n');
+    let mut rev = LineBuffer::default();
+    while let Some(block) = blocks.next().await? {
+        meter.add(ctx.budget, block.len())?;
+        if !rev.lines(ctx, name, &block)? {
+            while let Some(block) = blocks.next().await? {
+                meter.add(ctx.budget, block.len())?;
             }
-            let msg = format!(
-                "rev: {}: {chunkno}: Invalid or incomplete multibyte or wide character\n",
-                String::from_utf8_lossy(name)
-            );
-            ctx.stderr.extend_from_slice(msg.as_bytes());
+            meter.finish(ctx.budget)?;
             return Ok(1);
         }
-        put(&mut buf, len, chunk);
-        put(&mut buf, len + chunk.len(), &[0]);
-        len += memchr(0, &buf[len..]).unwrap_or(buf.len() - len);
-        chunkno += 1;
-        if len > 0 && buf[len - 1] == b'\n' {
-            ctx.stdout.extend(buf[..len - 1].iter().rev());
-            ctx.stdout.push(b'\n');
-            len = 0;
-        }
+        ctx.flush_some().await?;
     }
-    ctx.stdout.extend(buf[..len].iter().rev());
+    meter.finish(ctx.budget)?;
+    ctx.stdout.extend(rev.buf[..rev.len].iter().rev());
     Ok(0)
+}
+
+/// rev's buffer: what it holds, how much of it counts, and how many reads it took.
+#[derive(Default)]
+struct LineBuffer {
+    buf: Vec<u8>,
+    len: usize,
+    reads: u64,
+}
+
+impl LineBuffer {
+    fn put(&mut self, at: usize, bytes: &[u8]) {
+        if self.buf.len() < at + bytes.len() {
+            self.buf.resize(at + bytes.len(), 0);
+        }
+        self.buf[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// Takes whole lines in, 1 step each; `false` when a byte ended the input.
+    fn lines(&mut self, ctx: &mut Ctx<'_>, name: &[u8], mut rest: &[u8]) -> Result<bool> {
+        while !rest.is_empty() {
+            ctx.budget.spend(1)?;
+            let end = memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+            let chunk = &rest[..end];
+            rest = &rest[end..];
+            let len = self.len;
+            if let Some(bad) = chunk.iter().position(|&b| b >= 0x80) {
+                if len > 0 {
+                    self.put(len, &chunk[..bad]);
+                    ctx.stdout.extend(self.buf[..len].iter().rev());
+                    let tail = &self.buf[len..];
+                    let stop = memchr(0, tail).unwrap_or(tail.len());
+                    ctx.stdout.extend_from_slice(&tail[..stop]);
+                }
+                let msg = format!(
+                    "rev: {}: {}: Invalid or incomplete multibyte or wide character\n",
+                    String::from_utf8_lossy(name),
+                    self.reads
+                );
+                ctx.stderr.extend_from_slice(msg.as_bytes());
+                return Ok(false);
+            }
+            self.put(len, chunk);
+            self.put(len + chunk.len(), &[0]);
+            self.len += memchr(0, &self.buf[len..]).unwrap_or(self.buf.len() - len);
+            self.reads += 1;
+            if self.len > 0 && self.buf[self.len - 1] == b'\n' {
+                ctx.stdout.extend(self.buf[..self.len - 1].iter().rev());
+                ctx.stdout.push(b'\n');
+                self.len = 0;
+            }
+        }
+        Ok(true)
+    }
 }
 
 #[cfg(test)]

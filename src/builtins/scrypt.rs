@@ -48,7 +48,7 @@ pub fn derive(password: &[u8], salt: &[u8]) -> [u8; KEY_LEN] {
     out
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -74,7 +74,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let password = match parsed.operands.first() {
         Some(p) => p.clone(),
         None => {
-            let mut p = ctx.stdin.read_all();
+            let mut p = ctx.stdin.read_all().await?;
             ctx.budget.spend_bytes(p.len())?;
             if p.last() == Some(&b'\n') {
                 p.pop();

@@ -6,6 +6,8 @@
 //! The format: `RCLONE\0\0`, a 24-byte nonce, then the plaintext in 64 KiB blocks, each
 //! sealed on its own (16-byte tag, then the ciphertext) with the nonce plus the block's
 //! index as a little-endian 192-bit integer. An empty plaintext has no block at all.
+//!
+//! Both directions stream, a block at a time: at most one block of input is held.
 
 use xsalsa20poly1305::aead::{AeadInPlace, KeyInit};
 use xsalsa20poly1305::{Key, Nonce, Tag, XSalsa20Poly1305};
@@ -14,6 +16,7 @@ use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::quote_name;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
 /// The magic string at the head of every rclone crypt file.
 pub const MAGIC: &[u8; 8] = b"RCLONE\0\0";
@@ -33,7 +36,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -83,7 +86,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         .first()
         .cloned()
         .unwrap_or_else(|| b"-".to_vec());
-    let data = match ctx.open(&name)? {
+    let input = match ctx.open_stream(&name).await? {
         Ok(d) => d,
         Err(why) => {
             let msg = format!("secretbox: {}: {why}\n", quote_name(&name));
@@ -92,8 +95,9 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         }
     };
     let cipher = XSalsa20Poly1305::new(Key::from_slice(&key));
+    let mut blocks = Blocks::new(&input);
     if decrypt {
-        return open(ctx, &cipher, &data);
+        return open(ctx, &cipher, &mut blocks).await;
     }
     let nonce = match nonce {
         Some(n) => n,
@@ -103,7 +107,58 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             n
         }
     };
-    seal(ctx, &cipher, &nonce, &data)
+    seal(ctx, &cipher, &nonce, &mut blocks).await
+}
+
+/// Input cut into blocks of a given size; a block that lies in one chunk is not copied.
+struct Blocks<'s> {
+    input: &'s Stdin,
+    chunk: Vec<u8>,
+    pos: usize,
+    /// A block gathered from several chunks.
+    gathered: Vec<u8>,
+}
+
+impl<'s> Blocks<'s> {
+    fn new(input: &'s Stdin) -> Self {
+        Blocks {
+            input,
+            chunk: Vec::new(),
+            pos: 0,
+            gathered: Vec::new(),
+        }
+    }
+
+    /// The next `size` bytes, fewer at the end of the input; `None` after it.
+    async fn next(&mut self, size: usize) -> Result<Option<&[u8]>> {
+        self.gathered.clear();
+        loop {
+            let here = self.chunk.len() - self.pos;
+            if self.gathered.is_empty() && here >= size {
+                let at = self.pos;
+                self.pos += size;
+                return Ok(Some(&self.chunk[at..at + size]));
+            }
+            let take = (size - self.gathered.len()).min(here);
+            self.gathered
+                .extend_from_slice(&self.chunk[self.pos..self.pos + take]);
+            self.pos += take;
+            if self.gathered.len() == size {
+                return Ok(Some(&self.gathered));
+            }
+            match self.input.read().await? {
+                Some(chunk) => {
+                    self.chunk = chunk;
+                    self.pos = 0;
+                }
+                None => {
+                    self.chunk = Vec::new();
+                    self.pos = 0;
+                    return Ok((!self.gathered.is_empty()).then_some(&self.gathered[..]));
+                }
+            }
+        }
+    }
 }
 
 /// Adds one to a nonce read as a little-endian 192-bit integer.
@@ -116,14 +171,16 @@ fn increment(nonce: &mut [u8]) {
     }
 }
 
-fn seal(ctx: &mut Ctx<'_>, cipher: &XSalsa20Poly1305, nonce: &[u8], data: &[u8]) -> Result<Status> {
-    let blocks = data.len().div_ceil(BLOCK);
-    ctx.stdout
-        .reserve(HEADER_LEN + data.len() + blocks * TAG_LEN);
+async fn seal(
+    ctx: &mut Ctx<'_>,
+    cipher: &XSalsa20Poly1305,
+    nonce: &[u8],
+    blocks: &mut Blocks<'_>,
+) -> Result<Status> {
     ctx.stdout.extend_from_slice(MAGIC);
     ctx.stdout.extend_from_slice(nonce);
     let mut n = nonce.to_vec();
-    for block in data.chunks(BLOCK) {
+    while let Some(block) = blocks.next(BLOCK).await? {
         ctx.budget.spend_bytes(block.len())?;
         let tag_at = ctx.stdout.len();
         ctx.stdout.extend_from_slice(&[0u8; TAG_LEN]);
@@ -144,24 +201,30 @@ fn seal(ctx: &mut Ctx<'_>, cipher: &XSalsa20Poly1305, nonce: &[u8], data: &[u8])
             }
         }
         increment(&mut n);
+        ctx.flush_some().await?;
     }
     Ok(0)
 }
 
-fn open(ctx: &mut Ctx<'_>, cipher: &XSalsa20Poly1305, data: &[u8]) -> Result<Status> {
+async fn open(
+    ctx: &mut Ctx<'_>,
+    cipher: &XSalsa20Poly1305,
+    blocks: &mut Blocks<'_>,
+) -> Result<Status> {
     let fail = |ctx: &mut Ctx<'_>, why: &str| {
         ctx.stderr
             .extend_from_slice(format!("secretbox: {why}\n").as_bytes());
         Ok(1)
     };
-    if data.len() < HEADER_LEN {
+    let header = blocks.next(HEADER_LEN).await?.unwrap_or_default();
+    if header.len() < HEADER_LEN {
         return fail(ctx, "file is too short to be encrypted");
     }
-    if &data[..MAGIC.len()] != MAGIC {
+    if &header[..MAGIC.len()] != MAGIC {
         return fail(ctx, "not an encrypted file - bad magic string");
     }
-    let mut n = data[MAGIC.len()..HEADER_LEN].to_vec();
-    for block in data[HEADER_LEN..].chunks(BLOCK + TAG_LEN) {
+    let mut n = header[MAGIC.len()..].to_vec();
+    while let Some(block) = blocks.next(BLOCK + TAG_LEN).await? {
         ctx.budget.spend_bytes(block.len())?;
         if block.len() <= TAG_LEN {
             return fail(ctx, "file has truncated block header");
@@ -183,6 +246,7 @@ fn open(ctx: &mut Ctx<'_>, cipher: &XSalsa20Poly1305, data: &[u8]) -> Result<Sta
             );
         }
         increment(&mut n);
+        ctx.flush_some().await?;
     }
     Ok(0)
 }

@@ -1,5 +1,6 @@
 //! `seq`: GNU coreutils seq (`-f`, `-s`, `-w`), in long double like GNU, with GNU's exact
-//! path for non-negative integers; spends 1 step per number and 1 per 64 bytes written.
+//! path for non-negative integers; spends 1 step per number and 1 per 64 bytes written
+//! (paid every 4 KiB), and hands its output on as it goes.
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::float::{self, FloatSpec, Ld};
@@ -55,7 +56,7 @@ fn options_end(args: &[Vec<u8>]) -> usize {
     args.len()
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let end = options_end(args).min(args.len());
     let mut parsed = match SPEC.parse(&args[1..end]) {
         Ok(p) => p,
@@ -139,11 +140,11 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         None => default_format(&first, &step, &last, equal_width),
     };
     if format.is_none() && !equal_width {
-        if let Some(status) = fast(ctx, &first, &step, &last, &sep)? {
+        if let Some(status) = fast(ctx, &first, &step, &last, &sep).await? {
             return Ok(status);
         }
     }
-    print_numbers(ctx, &layout, first.value, step.value, last.value, &sep)?;
+    print_numbers(ctx, &layout, first.value, step.value, last.value, &sep).await?;
     Ok(0)
 }
 
@@ -367,7 +368,7 @@ fn write(out: &mut Vec<u8>, layout: &Layout, x: Ld) {
 }
 
 /// The numbers `first + i * step` up to `last`, as GNU computes them in long double.
-fn print_numbers(
+async fn print_numbers(
     ctx: &mut Ctx<'_>,
     layout: &Layout,
     first: Ld,
@@ -386,10 +387,10 @@ fn print_numbers(
     if past(first) {
         return Ok(());
     }
-    let start = ctx.stdout.len();
+    // Output up to `paid` is paid for; output is handed on only right after paying.
+    let mut paid = ctx.stdout.len();
     let mut x = first;
     let mut i: u64 = 1;
-    let mut written = 0;
     // Pay for very wide numbers (`-w 1e999999`, `%.99999999f`) before making them.
     let wide = layout
         .spec
@@ -402,9 +403,10 @@ fn print_numbers(
             ctx.budget.spend_bytes(wide)?;
         }
         write(ctx.stdout, layout, x);
-        if ctx.stdout.len() - written - start > 4096 {
-            ctx.budget.spend_bytes(ctx.stdout.len() - written - start)?;
-            written = ctx.stdout.len() - start;
+        if ctx.stdout.len() - paid > 4096 {
+            ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
+            ctx.flush_some().await?;
+            paid = ctx.stdout.len();
         }
         let prev = x;
         x = float::add(first, float::mul(float::from_i128(i128::from(i)), step));
@@ -440,13 +442,13 @@ fn print_numbers(
         ctx.stdout.extend_from_slice(sep);
     }
     ctx.stdout.push(b'\n');
-    ctx.budget.spend_bytes(ctx.stdout.len() - start - written)?;
+    ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
     Ok(())
 }
 
 /// GNU's exact path for non-negative integers with the default format: decimal strings
 /// counted up, so that numbers past 2^64 stay exact. `None` when it does not apply.
-fn fast(
+async fn fast(
     ctx: &mut Ctx<'_>,
     first: &Operand,
     step: &Operand,
@@ -493,8 +495,7 @@ fn fast(
     let mut cur = digits(first);
     let step = digits(step);
     let last = digits(last);
-    let start = ctx.stdout.len();
-    let mut written = 0;
+    let mut paid = ctx.stdout.len();
     let mut any = false;
     while cmp_digits(&cur, &last) != std::cmp::Ordering::Greater {
         ctx.budget.spend(1)?;
@@ -503,16 +504,17 @@ fn fast(
         }
         ctx.stdout.extend_from_slice(&cur);
         any = true;
-        if ctx.stdout.len() - written - start > 4096 {
-            ctx.budget.spend_bytes(ctx.stdout.len() - written - start)?;
-            written = ctx.stdout.len() - start;
+        if ctx.stdout.len() - paid > 4096 {
+            ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
+            ctx.flush_some().await?;
+            paid = ctx.stdout.len();
         }
         add_digits(&mut cur, &step);
     }
     if any {
         ctx.stdout.push(b'\n');
     }
-    ctx.budget.spend_bytes(ctx.stdout.len() - start - written)?;
+    ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
     Ok(Some(0))
 }
 

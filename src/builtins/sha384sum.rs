@@ -4,6 +4,6 @@ use crate::builtins::common::digest::{run_sum, Algo};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
-    run_sum(ctx, args, Algo::Sha384)
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    run_sum(ctx, args, Algo::Sha384).await
 }

@@ -20,7 +20,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -67,7 +67,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     let mut status = 0;
     for name in operands::or_stdin(&parsed.operands) {
-        let Some(data) = open(ctx, &name)? else {
+        let Some(data) = open(ctx, &name).await? else {
             status = 1;
             continue;
         };
@@ -83,8 +83,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
 }
 
 /// Opens an operand with tac's complaint.
-fn open(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<Option<crate::builtins::Bytes>> {
-    match ctx.open(name)? {
+async fn open(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<Option<crate::builtins::Bytes>> {
+    match ctx.open(name).await? {
         Ok(b) => Ok(Some(b)),
         Err(reason) => {
             let msg = format!(

@@ -1,15 +1,19 @@
 //! `tail`: the last lines or bytes of each operand, or all from the Nth on, as GNU tail.
 //! Following (`-f`, `-F`) has nothing to follow here: input is read once, as GNU does for
-//! a pipe. Spends 1 step per line it counts plus 1 per 64 bytes it looks at.
+//! a pipe. Spends 1 step per line it counts plus 1 per 64 bytes it looks at. It keeps
+//! only what it may print: the last N lines or bytes, or nothing when counting from the
+//! start (`+N` prints as it reads).
 
 use memchr::memchr;
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::lines::{last_lines_start, LineWindow};
 use crate::builtins::common::operands::{self, parse_size, SizeError};
 use crate::builtins::common::quote::quote_str;
-use crate::builtins::head::last_lines_start;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
 const SPEC: Spec = Spec {
     short: "c:n:fFqs:vz0123456789",
@@ -45,7 +49,7 @@ struct Opts {
 /// A message and whether GNU adds its "Try ... --help" line.
 type ArgError = (String, bool);
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let (opts, operands) = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err((msg, usage)) => {
@@ -81,46 +85,103 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut status = 0;
     let mut first = true;
     for name in &operands {
-        let Some(data) = operands::open_for_reading(ctx, "tail", name)? else {
+        let Some(input) = operands::open_for_reading(ctx, "tail", name).await? else {
             status = 1;
             continue;
         };
         if headers {
             operands::file_header(ctx.stdout, &mut first, name);
         }
-        let start = start_of(ctx, &opts, &data)?;
-        ctx.budget.spend_bytes(data.len() - start)?;
-        ctx.stdout.extend_from_slice(&data[start..]);
+        match (opts.bytes, opts.from_start) {
+            (true, true) => from_byte(ctx, opts.count, &input).await?,
+            (true, false) => last_bytes(ctx, opts.count, &input).await?,
+            (false, true) => from_line(ctx, opts.count, opts.eol, &input).await?,
+            (false, false) => last_lines(ctx, opts.count, opts.eol, &input).await?,
+        }
     }
     Ok(status)
 }
 
-/// Where the part that tail prints starts.
-fn start_of(ctx: &mut Ctx<'_>, o: &Opts, data: &[u8]) -> Result<usize> {
-    let len = data.len() as u64;
-    if o.bytes {
-        return Ok(if o.from_start {
-            o.count.saturating_sub(1).min(len) as usize
-        } else {
-            len.saturating_sub(o.count) as usize
-        });
+/// Everything from byte `count` on (1 is the first), printed as it comes.
+async fn from_byte(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Result<()> {
+    let mut skip = count.saturating_sub(1);
+    let mut meter = ByteMeter::default();
+    while let Some(chunk) = input.read().await? {
+        let from = skip.min(chunk.len() as u64) as usize;
+        skip -= from as u64;
+        meter.add(ctx.budget, chunk.len() - from)?;
+        ctx.stdout.extend_from_slice(&chunk[from..]);
+        ctx.flush_some().await?;
     }
-    if !o.from_start {
-        return last_lines_start(ctx, data, o.count, o.eol);
-    }
-    let mut at = 0;
-    for _ in 1..o.count {
-        if at >= data.len() {
-            break;
+    meter.finish(ctx.budget)
+}
+
+/// The last `count` bytes: only those are kept (the front is cut when the window has
+/// doubled, so each byte is moved a bounded number of times).
+async fn last_bytes(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Result<()> {
+    let keep = usize::try_from(count).unwrap_or(usize::MAX);
+    let mut held: Vec<u8> = Vec::new();
+    while let Some(chunk) = input.read().await? {
+        held.extend_from_slice(&chunk);
+        if held.len() > keep.saturating_mul(2).max(64 * 1024) {
+            held.drain(..held.len() - keep);
         }
-        ctx.budget.spend(1)?;
-        at = match memchr(o.eol, &data[at..]) {
-            Some(i) => at + i + 1,
-            None => data.len(),
-        };
-        ctx.budget.spend_bytes(at)?;
     }
-    Ok(at)
+    let start = held.len().saturating_sub(keep);
+    ctx.budget.spend_bytes(held.len() - start)?;
+    ctx.stdout.extend_from_slice(&held[start..]);
+    Ok(())
+}
+
+/// Everything from line `count` on: 1 step per line skipped and, for each, 1 per 64 bytes
+/// from the start of the input to its end (GNU's count); 1 per 64 bytes printed.
+async fn from_line(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> Result<()> {
+    let mut to_skip = count.saturating_sub(1);
+    // Bytes before the current chunk, and the end of the last line skipped.
+    let mut offset: u64 = 0;
+    let mut skipped_to: u64 = 0;
+    let mut meter = ByteMeter::default();
+    while let Some(chunk) = input.read().await? {
+        let mut from = 0;
+        while to_skip > 0 {
+            let Some(at) = memchr(eol, &chunk[from..]) else {
+                break;
+            };
+            from += at + 1;
+            to_skip -= 1;
+            skipped_to = offset + from as u64;
+            ctx.budget.spend(1)?;
+            ctx.budget.spend_bytes(skipped_to as usize)?;
+        }
+        if to_skip == 0 {
+            let from = (skipped_to.saturating_sub(offset) as usize).min(chunk.len());
+            meter.add(ctx.budget, chunk.len() - from)?;
+            ctx.stdout.extend_from_slice(&chunk[from..]);
+            ctx.flush_some().await?;
+        }
+        offset += chunk.len() as u64;
+    }
+    if to_skip > 0 && skipped_to < offset {
+        // A last line without its line end is skipped too.
+        ctx.budget.spend(1)?;
+        ctx.budget.spend_bytes(offset as usize)?;
+    }
+    meter.finish(ctx.budget)
+}
+
+/// The last `count` lines: only a window of them is kept; 1 step per line counted back
+/// from the end and 1 per 64 bytes printed.
+async fn last_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> Result<()> {
+    let mut window = LineWindow::new(count, eol);
+    while let Some(chunk) = input.read().await? {
+        window.push(&chunk, |_| {});
+    }
+    ctx.budget.spend(window.search_steps())?;
+    let held = window.held();
+    let start = last_lines_start(held, count, eol);
+    ctx.budget.spend_bytes(held.len() - start)?;
+    ctx.stdout.extend_from_slice(&held[start..]);
+    Ok(())
 }
 
 fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), ArgError> {

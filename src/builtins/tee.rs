@@ -1,7 +1,8 @@
 //! `tee`: copies stdin to stdout; there is no file system, so a file operand (even `-`,
 //! which GNU tee 9.1 takes as a file name) cannot be written. Spends 1 step per 64
-//! bytes read and 1 per 64 bytes written.
+//! bytes read and 1 per 64 bytes written, and copies each chunk as it comes.
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
@@ -16,7 +17,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -58,10 +59,16 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ctx.stderr.extend_from_slice(b": Read-only file system\n");
         status = 1;
     }
-    let data = ctx.stdin.read_all();
-    ctx.budget.spend_bytes(data.len())?;
-    ctx.budget.spend_bytes(data.len())?;
-    ctx.stdout.extend_from_slice(&data);
+    let mut read = ByteMeter::default();
+    let mut written = ByteMeter::default();
+    while let Some(chunk) = ctx.stdin.read().await? {
+        read.add(ctx.budget, chunk.len())?;
+        written.add(ctx.budget, chunk.len())?;
+        ctx.stdout.extend_from_slice(&chunk);
+        ctx.flush_some().await?;
+    }
+    read.finish(ctx.budget)?;
+    written.finish(ctx.budget)?;
     Ok(status)
 }
 

@@ -11,7 +11,7 @@ struct Syntax(Vec<u8>);
 
 type Eval = std::result::Result<bool, Syntax>;
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let name = String::from_utf8_lossy(args.first().map_or(b"test", |a| a)).into_owned();
     let mut argv: Vec<&[u8]> = args.iter().skip(1).map(|a| a.as_slice()).collect();
     ctx.budget.spend(argv.len() as u64 + 1)?;

@@ -1,8 +1,9 @@
 //! `tr`: translates, deletes or squeezes bytes of stdin, as GNU tr in the C locale.
-//! Spends 1 step per 64 bytes of input.
+//! Spends 1 step per 64 bytes of input. It translates each chunk as it comes.
 //!
 //! Sets are kept as runs of (byte, count), so that `[x*1000000000]` costs nothing to hold.
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
@@ -517,7 +518,7 @@ fn check_alignment(s1: &[Elem], s2: &[Elem], fill: u64) -> std::result::Result<(
     Ok(())
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -580,30 +581,37 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             return Ok(1);
         }
     };
-    let data = ctx.stdin.read_all();
-    ctx.budget.spend_bytes(data.len())?;
-    apply(&plan, &data, ctx.stdout);
+    let mut meter = ByteMeter::default();
+    // The last byte written, for squeezing runs that cross chunks.
+    let mut last: Option<u8> = None;
+    while let Some(chunk) = ctx.stdin.read().await? {
+        meter.add(ctx.budget, chunk.len())?;
+        apply(&plan, &chunk, &mut last, ctx.stdout);
+        ctx.flush_some().await?;
+    }
+    meter.finish(ctx.budget)?;
     Ok(0)
 }
 
-fn apply(p: &Plan, data: &[u8], out: &mut Vec<u8>) {
+fn apply(p: &Plan, data: &[u8], last: &mut Option<u8>, out: &mut Vec<u8>) {
     out.reserve(data.len());
     match (p.translate, p.do_delete, p.do_squeeze) {
         (true, _, false) => out.extend(data.iter().map(|&b| p.map[usize::from(b)])),
         (false, true, false) => out.extend(data.iter().filter(|&&b| !p.delete[usize::from(b)])),
         _ => {
-            let mut last: Option<u8> = None;
+            let mut prev = *last;
             for &b in data {
                 if p.do_delete && p.delete[usize::from(b)] {
                     continue;
                 }
                 let b = p.map[usize::from(b)];
-                if p.do_squeeze && p.squeeze[usize::from(b)] && last == Some(b) {
+                if p.do_squeeze && p.squeeze[usize::from(b)] && prev == Some(b) {
                     continue;
                 }
-                last = Some(b);
+                prev = Some(b);
                 out.push(b);
             }
+            *last = prev;
         }
     }
 }

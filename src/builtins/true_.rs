@@ -3,6 +3,6 @@
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
-pub fn run(_ctx: &mut Ctx<'_>, _args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(_ctx: &mut Ctx<'_>, _args: &[Vec<u8>]) -> Result<Status> {
     Ok(0)
 }

@@ -1,12 +1,14 @@
 //! `uniq`: drops (or counts, or shows only) repeated adjacent lines, as GNU uniq in the C
-//! locale. Spends 1 step per line plus 1 per 64 bytes of input.
+//! locale. Spends 1 step per line plus 1 per 64 bytes of input. It reads lines as they
+//! come and keeps only the current group's first and last line.
 
 use memchr::memchr;
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::lines::LineBlocks;
 use crate::builtins::common::operands;
-use crate::builtins::common::quote::quote_name;
-use crate::builtins::common::quote::quote_str;
+use crate::builtins::common::quote::{quote_name, quote_str};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -60,7 +62,7 @@ struct Opts {
 /// A message, and whether GNU adds its "Try ... --help" line.
 type Fail = (String, bool);
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let (o, operands) = match parse_args(&args[1..]) {
         Ok(v) => v,
         Err((msg, usage)) => {
@@ -81,77 +83,136 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         }
     }
     let input = operands.first().cloned().unwrap_or_else(|| b"-".to_vec());
-    let Some(data) = operands::open(ctx, "uniq", &input)? else {
+    let Some(input) = operands::open_stream(ctx, "uniq", &input).await? else {
         return Ok(1);
     };
-    ctx.budget.spend_bytes(data.len())?;
-    let mut lines = Vec::new();
-    let mut rest: &[u8] = &data;
-    while !rest.is_empty() {
-        ctx.budget.spend(1)?;
-        let end = memchr(o.eol, rest).unwrap_or(rest.len());
-        lines.push(&rest[..end]);
-        rest = rest.get(end + 1..).unwrap_or(&[]);
-    }
-    let out = &mut *ctx.stdout;
-    let mut i = 0;
-    let mut first_group = true;
-    while i < lines.len() {
-        let key = field(lines[i], &o);
-        let mut j = i + 1;
-        while j < lines.len() && same(key, field(lines[j], &o), o.ignore_case) {
-            j += 1;
+    let mut groups = Groups {
+        o: &o,
+        first: Vec::new(),
+        last: Vec::new(),
+        size: 0,
+        first_group: true,
+    };
+    let mut meter = ByteMeter::default();
+    let mut blocks = LineBlocks::new(input, o.eol);
+    while let Some(block) = blocks.next().await? {
+        meter.add(ctx.budget, block.len())?;
+        let mut rest: &[u8] = &block;
+        while !rest.is_empty() {
+            ctx.budget.spend(1)?;
+            let end = memchr(o.eol, rest).unwrap_or(rest.len());
+            groups.line(&rest[..end], ctx.stdout);
+            rest = rest.get(end + 1..).unwrap_or(&[]);
         }
-        let group = &lines[i..j];
+        ctx.flush_some().await?;
+    }
+    meter.finish(ctx.budget)?;
+    groups.finish(ctx.stdout);
+    Ok(0)
+}
+
+/// The group of equal lines being read: its first line (what the next line is compared
+/// with, and what is printed for it), its last one (for `-D`), and how many it has.
+/// Lines that `-D` and `--group` print go out as they come, so a group may be any size.
+struct Groups<'o> {
+    o: &'o Opts,
+    first: Vec<u8>,
+    last: Vec<u8>,
+    size: u64,
+    first_group: bool,
+}
+
+impl Groups<'_> {
+    fn line(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        let o = self.o;
+        if self.size > 0 && same(field(&self.first, o), field(line, o), o.ignore_case) {
+            self.size += 1;
+            self.joined(line, out);
+        } else {
+            if self.size > 0 {
+                self.end(out);
+            }
+            self.start(line, out);
+        }
+    }
+
+    fn start(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        let o = self.o;
+        self.size = 1;
+        self.first.clear();
+        self.first.extend_from_slice(line);
         if let Some(g) = o.group {
             let before = match g {
                 Group::Prepend | Group::Both => true,
-                Group::Separate | Group::Append => !first_group,
+                Group::Separate | Group::Append => !self.first_group,
             };
             if before {
                 out.push(o.eol);
             }
-            for l in group {
-                out.extend_from_slice(l);
-                out.push(o.eol);
-            }
-            first_group = false;
-            i = j;
-            if j >= lines.len() && matches!(g, Group::Append | Group::Both) {
-                out.push(o.eol);
-            }
-            continue;
+            put_line(out, line, o.eol);
+            self.first_group = false;
+        } else if o.all_repeated.is_some() {
+            self.last.clear();
+            self.last.extend_from_slice(line);
         }
-        let repeated = group.len() > 1;
-        if let Some(delimit) = o.all_repeated {
-            if repeated {
-                match delimit {
-                    Delimit::Prepend => out.push(o.eol),
-                    Delimit::Separate if !first_group => out.push(o.eol),
-                    _ => {}
-                }
-                first_group = false;
-                // With -u as well, the last line of each group is left out.
-                let shown = if o.repeats {
-                    group
-                } else {
-                    &group[..group.len() - 1]
-                };
-                for l in shown {
-                    out.extend_from_slice(l);
-                    out.push(o.eol);
-                }
+    }
+
+    fn joined(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        let o = self.o;
+        if o.group.is_some() {
+            put_line(out, line, o.eol);
+            return;
+        }
+        let Some(delimit) = o.all_repeated else {
+            return;
+        };
+        if self.size == 2 {
+            match delimit {
+                Delimit::Prepend => out.push(o.eol),
+                Delimit::Separate if !self.first_group => out.push(o.eol),
+                _ => {}
+            }
+            self.first_group = false;
+        }
+        // The line before goes out now; the group's last one only at its end, for with
+        // -u as well it is left out.
+        put_line(out, &self.last, o.eol);
+        self.last.clear();
+        self.last.extend_from_slice(line);
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        let o = self.o;
+        if o.group.is_some() {
+            return;
+        }
+        let repeated = self.size > 1;
+        if o.all_repeated.is_some() {
+            if repeated && o.repeats {
+                put_line(out, &self.last, o.eol);
             }
         } else if (repeated && o.repeats) || (!repeated && o.uniques) {
             if o.count {
-                out.extend_from_slice(format!("{:>7} ", group.len()).as_bytes());
+                out.extend_from_slice(format!("{:>7} ", self.size).as_bytes());
             }
-            out.extend_from_slice(group[0]);
-            out.push(o.eol);
+            put_line(out, &self.first, o.eol);
         }
-        i = j;
     }
-    Ok(0)
+
+    fn finish(mut self, out: &mut Vec<u8>) {
+        if self.size == 0 {
+            return;
+        }
+        self.end(out);
+        if matches!(self.o.group, Some(Group::Append | Group::Both)) {
+            out.push(self.o.eol);
+        }
+    }
+}
+
+fn put_line(out: &mut Vec<u8>, line: &[u8], eol: u8) {
+    out.extend_from_slice(line);
+    out.push(eol);
 }
 
 fn same(a: &[u8], b: &[u8], ignore_case: bool) -> bool {

@@ -1,6 +1,8 @@
 //! `wc`: counts lines, words, bytes and the longest line, as GNU wc in the C locale
-//! (where `-m` counts bytes), with GNU's column widths. Spends 1 step per 64 bytes.
+//! (where `-m` counts bytes), with GNU's column widths. Spends 1 step per 64 bytes. It
+//! counts each input as it comes and keeps only the counts.
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::operands;
 use crate::builtins::common::quote::quote_name;
@@ -39,7 +41,7 @@ struct Cols {
     max_line: bool,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -81,9 +83,10 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 usage_error(ctx.stderr, "wc", &msg);
                 return Ok(1);
             }
-            let Some(list) = operands::open_for_reading(ctx, "wc", from)? else {
+            let Some(list) = operands::open_for_reading(ctx, "wc", from).await? else {
                 return Ok(1);
             };
+            let list = list.read_all().await?;
             ctx.budget.spend_bytes(list.len())?;
             let mut names = Vec::new();
             let body = list.strip_suffix(b"\0").unwrap_or(&list);
@@ -119,17 +122,24 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             status = 1;
             continue;
         }
-        let Some(data) = operands::open(ctx, "wc", name)? else {
+        let Some(input) = operands::open_stream(ctx, "wc", name).await? else {
             status = 1;
             continue;
         };
+        let mut counter = Counter::new(cols);
+        let mut meter = ByteMeter::default();
+        while let Some(chunk) = input.read().await? {
+            meter.add(ctx.budget, chunk.len())?;
+            counter.count(&chunk);
+        }
+        meter.finish(ctx.budget)?;
+        let counts = counter.finish();
         if name == b"-" {
             from_stdin = true;
         } else {
-            regular_size += data.len() as u64;
+            regular_size += counts.bytes;
         }
-        ctx.budget.spend_bytes(data.len())?;
-        rows.push((name.clone(), count(&data, cols)));
+        rows.push((name.clone(), counts));
     }
     let ncols = [
         cols.lines,
@@ -197,58 +207,83 @@ fn print_row(out: &mut Vec<u8>, c: &Counts, cols: Cols, width: usize, name: Opti
     out.push(b'\n');
 }
 
-fn count(data: &[u8], cols: Cols) -> Counts {
-    let mut c = Counts {
-        bytes: data.len() as u64,
-        ..Counts::default()
-    };
-    if cols.lines && !cols.words && !cols.max_line {
-        c.lines = memchr::memchr_iter(b'\n', data).count() as u64;
-        return c;
-    }
-    if !cols.lines && !cols.words && !cols.max_line {
-        return c;
-    }
-    // A word is a run of non-space bytes holding at least one printable one; other bytes
-    // neither start nor end a word. The longest line counts printable bytes, tabs to the
-    // next multiple of 8; \n, \r and \f start a new line.
-    let mut in_word = false;
-    let mut pos: u64 = 0;
-    for &b in data {
-        match b {
-            b'\n' => {
-                c.lines += 1;
-                c.max_line = c.max_line.max(pos);
-                pos = 0;
-                in_word = false;
-            }
-            b'\r' | b'\x0c' => {
-                c.max_line = c.max_line.max(pos);
-                pos = 0;
-                in_word = false;
-            }
-            b'\t' => {
-                pos = (pos / 8 + 1) * 8;
-                in_word = false;
-            }
-            b'\x0b' | b' ' => {
-                if b == b' ' {
-                    pos += 1;
-                }
-                in_word = false;
-            }
-            0x21..=0x7e => {
-                pos += 1;
-                if !in_word {
-                    in_word = true;
-                    c.words += 1;
-                }
-            }
-            _ => {}
+/// Counts as the input comes: the position in the line and whether a word is open carry
+/// from one chunk to the next (in the C locale every byte is one character, so no
+/// character is ever cut in two).
+struct Counter {
+    cols: Cols,
+    c: Counts,
+    in_word: bool,
+    pos: u64,
+}
+
+impl Counter {
+    fn new(cols: Cols) -> Self {
+        Counter {
+            cols,
+            c: Counts::default(),
+            in_word: false,
+            pos: 0,
         }
     }
-    c.max_line = c.max_line.max(pos);
-    c
+
+    fn count(&mut self, data: &[u8]) {
+        let c = &mut self.c;
+        c.bytes += data.len() as u64;
+        let cols = self.cols;
+        if cols.lines && !cols.words && !cols.max_line {
+            c.lines += memchr::memchr_iter(b'\n', data).count() as u64;
+            return;
+        }
+        if !cols.lines && !cols.words && !cols.max_line {
+            return;
+        }
+        // A word is a run of non-space bytes holding at least one printable one; other
+        // bytes neither start nor end a word. The longest line counts printable bytes,
+        // tabs to the next multiple of 8; \n, \r and \f start a new line.
+        let mut in_word = self.in_word;
+        let mut pos = self.pos;
+        for &b in data {
+            match b {
+                b'\n' => {
+                    c.lines += 1;
+                    c.max_line = c.max_line.max(pos);
+                    pos = 0;
+                    in_word = false;
+                }
+                b'\r' | b'\x0c' => {
+                    c.max_line = c.max_line.max(pos);
+                    pos = 0;
+                    in_word = false;
+                }
+                b'\t' => {
+                    pos = (pos / 8 + 1) * 8;
+                    in_word = false;
+                }
+                b'\x0b' | b' ' => {
+                    if b == b' ' {
+                        pos += 1;
+                    }
+                    in_word = false;
+                }
+                0x21..=0x7e => {
+                    pos += 1;
+                    if !in_word {
+                        in_word = true;
+                        c.words += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.in_word = in_word;
+        self.pos = pos;
+    }
+
+    fn finish(mut self) -> Counts {
+        self.c.max_line = self.c.max_line.max(self.pos);
+        self.c
+    }
 }
 
 #[cfg(test)]

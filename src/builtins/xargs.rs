@@ -4,8 +4,12 @@
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::shell_quote;
-use crate::builtins::{lookup, Ctx, Input};
+use std::task::Poll;
+
+use crate::builtins::{lookup, run_tool, Ctx, Run};
 use crate::error::{Result, Status};
+use crate::host::LocalFuture;
+use crate::stream::Stdin;
 
 const SPEC: Spec = Spec {
     short: "0a:d:E:e::I:i::L:l::n:oP:prs:tx",
@@ -46,6 +50,8 @@ struct Options {
     verbose: bool,
     exit_on_size: bool,
     arg_file: Option<Vec<u8>>,
+    /// Commands that may run at once (`-P`).
+    procs: usize,
 }
 
 /// An item read from the input, and whether an input line ends after it (for `-L`).
@@ -115,7 +121,7 @@ fn delimiter(v: &[u8]) -> Option<u8> {
     }
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -131,6 +137,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         max_args: None,
         size: DEFAULT_SIZE,
         no_run_if_empty: false,
+        procs: 1,
         verbose: false,
         exit_on_size: false,
         arg_file: None,
@@ -213,8 +220,12 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 }
                 o.max_args = Some(n);
             }
-            // Commands run one at a time whatever -P asks.
-            "P" if number(ctx.stderr, v, 'P', 0).is_none() => return Ok(1),
+            "P" => match number(ctx.stderr, v, 'P', 0) {
+                None => return Ok(1),
+                // -P 0: as many at once as there are commands.
+                Some(0) => o.procs = usize::MAX,
+                Some(n) => o.procs = n,
+            },
             "p" | "o" => {
                 warn(
                     ctx.stderr,
@@ -270,7 +281,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
 
     let input = match &o.arg_file {
-        Some(name) => match ctx.open(name)? {
+        Some(name) => match ctx.open(name).await? {
             Ok(data) => data.to_vec(),
             Err(reason) => {
                 let mut msg = b"xargs: Cannot open input file ".to_vec();
@@ -282,7 +293,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 return Ok(1);
             }
         },
-        None => ctx.stdin.read_all(),
+        None => ctx.stdin.read_all().await?,
     };
     ctx.budget.spend_bytes(input.len())?;
     let (mut items, read_error) = if let Some(d) = o.delim {
@@ -314,18 +325,23 @@ through in the argument list.  Did you mean to use the --null option?\n",
         verbose: o.verbose,
         failed: false,
         keep_stdin: o.arg_file.is_some(),
+        procs: o.procs.max(1),
+        running: Vec::new(),
+        stop: None,
     };
     // After a quoting error, GNU runs what it has read, but with -x (which -L and -I
     // imply) only the command lines that were complete.
     let drop_partial = read_error.is_some() && o.exit_on_size;
     let status = if let Some(r) = &o.replace {
-        run_replace(ctx, &mut runner, &items, r, o.size)?
+        run_replace(ctx, &mut runner, &items, r, o.size).await?
     } else if read_error.is_some() && items.is_empty() {
         None
     } else {
-        run_batches(ctx, &mut runner, &items, &o, drop_partial)?
+        run_batches(ctx, &mut runner, &items, &o, drop_partial).await?
     };
-    if let Some(status) = status {
+    // As GNU xargs, wait for the commands still running, whatever happened.
+    let waited = runner.wait_all(ctx).await?;
+    if let Some(status) = status.or(waited) {
         return Ok(status);
     }
     if let Some(msg) = read_error {
@@ -517,14 +533,20 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
     (items, None)
 }
 
-struct Runner<'a> {
+struct Runner<'a, 'c> {
     command: &'a [Vec<u8>],
     verbose: bool,
     failed: bool,
     keep_stdin: bool,
+    /// Commands that may run at once (`-P`); with 1, each runs before the next starts.
+    procs: usize,
+    /// The commands running at once, with their names.
+    running: Vec<(Vec<u8>, LocalFuture<'c, Result<Status>>)>,
+    /// The status xargs stops with, once a command said so (255).
+    stop: Option<Status>,
 }
 
-impl Runner<'_> {
+impl<'c> Runner<'_, 'c> {
     /// The status of a fatal error: GNU still reports commands that failed before it.
     fn fatal(&self) -> Status {
         if self.failed {
@@ -534,8 +556,8 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs one command line; `Some(status)` when xargs must stop with it.
-    fn exec(&mut self, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<Option<Status>> {
+    /// Runs one command line (with `-P`, starts it); `Some(status)` when xargs must stop.
+    async fn exec(&mut self, ctx: &mut Ctx<'c>, argv: &[Vec<u8>]) -> Result<Option<Status>> {
         ctx.budget.spend(1)?;
         if self.verbose {
             for (i, a) in argv.iter().enumerate() {
@@ -554,37 +576,123 @@ impl Runner<'_> {
             ctx.stderr.extend_from_slice(&msg);
             return Ok(Some(127));
         };
-        let mut empty = Input::default();
-        let stdin: &mut Input = if self.keep_stdin {
-            &mut *ctx.stdin
-        } else {
-            &mut empty
-        };
+        if self.procs > 1 {
+            return self.start(ctx, tool, argv).await;
+        }
+        // GNU xargs gives its commands /dev/null as stdin unless -a leaves it free.
+        let empty = Stdin::default();
+        let stdin = if self.keep_stdin { ctx.stdin } else { &empty };
         let mut nested = Ctx {
             stdin,
             stdout: &mut *ctx.stdout,
             stderr: &mut *ctx.stderr,
-            budget: &mut *ctx.budget,
+            out: ctx.out,
+            err: ctx.err,
+            budget: ctx.budget,
             vars: ctx.vars,
             host: ctx.host,
-            caches: &mut *ctx.caches,
-            resources: ctx.resources,
+            caches: ctx.caches,
+            net: ctx.net,
         };
-        let status = tool(&mut nested, argv)?;
+        let status = run_tool(tool, &mut nested, argv).await?;
+        Ok(self.ended(ctx, name, status))
+    }
+
+    /// What a command's status means to xargs: 255 stops it (with 124), another failure
+    /// makes its own status 123.
+    fn ended(&mut self, ctx: &mut Ctx<'_>, name: &[u8], status: Status) -> Option<Status> {
         match status {
-            0 => Ok(None),
+            0 => None,
             255 => {
                 let mut msg = b"xargs: ".to_vec();
                 msg.extend_from_slice(name);
                 msg.extend_from_slice(b": exited with status 255; aborting\n");
                 ctx.stderr.extend_from_slice(&msg);
-                Ok(Some(124))
+                Some(124)
             }
             _ => {
                 self.failed = true;
-                Ok(None)
+                None
             }
         }
+    }
+
+    /// `-P`: starts a command beside those running, once fewer than `procs` are. Each has
+    /// buffers of its own and writes to xargs' stdout and stderr as it flushes, so output
+    /// comes in the order the commands write it.
+    async fn start(
+        &mut self,
+        ctx: &mut Ctx<'c>,
+        tool: Run,
+        argv: &[Vec<u8>],
+    ) -> Result<Option<Status>> {
+        while self.running.len() >= self.procs {
+            if let Some(status) = self.wait_one(ctx).await? {
+                return Ok(Some(status));
+            }
+        }
+        // What xargs itself has to say (-t) goes out before the command's own output.
+        ctx.flush().await?;
+        let (out, err, budget, vars, host, caches, net) = (
+            ctx.out, ctx.err, ctx.budget, ctx.vars, ctx.host, ctx.caches, ctx.net,
+        );
+        let shared_stdin = self.keep_stdin.then_some(ctx.stdin);
+        let argv = argv.to_vec();
+        let name = argv[0].clone();
+        self.running.push((
+            name,
+            Box::pin(async move {
+                let empty = Stdin::default();
+                let mut stdout = Vec::new();
+                let mut stderr = Vec::new();
+                let mut c = Ctx {
+                    stdin: shared_stdin.unwrap_or(&empty),
+                    stdout: &mut stdout,
+                    stderr: &mut stderr,
+                    out,
+                    err,
+                    budget,
+                    vars,
+                    host,
+                    caches,
+                    net,
+                };
+                run_tool(tool, &mut c, &argv).await
+            }),
+        ));
+        Ok(None)
+    }
+
+    /// Waits for the first running command to end.
+    async fn wait_one(&mut self, ctx: &mut Ctx<'c>) -> Result<Option<Status>> {
+        if self.running.is_empty() {
+            return Ok(None);
+        }
+        let running = &mut self.running;
+        let (i, status) = std::future::poll_fn(|cx| {
+            for (i, (_, f)) in running.iter_mut().enumerate() {
+                if let Poll::Ready(r) = f.as_mut().poll(cx) {
+                    return Poll::Ready((i, r));
+                }
+            }
+            Poll::Pending
+        })
+        .await;
+        let (name, _) = self.running.remove(i);
+        let status = status?;
+        let stop = self.ended(ctx, &name, status);
+        if stop.is_some() && self.stop.is_none() {
+            self.stop = stop;
+        }
+        Ok(self.stop)
+    }
+
+    /// Waits for every command still running.
+    async fn wait_all(&mut self, ctx: &mut Ctx<'c>) -> Result<Option<Status>> {
+        while !self.running.is_empty() {
+            self.wait_one(ctx).await?;
+        }
+        Ok(self.stop)
     }
 }
 
@@ -593,9 +701,9 @@ fn arg_len(a: &[u8]) -> usize {
 }
 
 /// The usual mode: as many items per command as `-n`, `-L` and `-s` allow.
-fn run_batches(
-    ctx: &mut Ctx<'_>,
-    runner: &mut Runner<'_>,
+async fn run_batches<'c>(
+    ctx: &mut Ctx<'c>,
+    runner: &mut Runner<'_, 'c>,
     items: &[Item],
     o: &Options,
     drop_partial: bool,
@@ -613,7 +721,7 @@ fn run_batches(
             return Ok(None);
         }
         let argv = runner.command.to_vec();
-        return runner.exec(ctx, &argv);
+        return runner.exec(ctx, &argv).await;
     }
     let mut i = 0;
     while i < items.len() {
@@ -656,7 +764,7 @@ fn run_batches(
         if drop_partial && !full {
             break;
         }
-        if let Some(status) = runner.exec(ctx, &argv)? {
+        if let Some(status) = runner.exec(ctx, &argv).await? {
             return Ok(Some(status));
         }
     }
@@ -664,9 +772,9 @@ fn run_batches(
 }
 
 /// `-I R`: one command per input line, with R replaced by the line in each argument.
-fn run_replace(
-    ctx: &mut Ctx<'_>,
-    runner: &mut Runner<'_>,
+async fn run_replace<'c>(
+    ctx: &mut Ctx<'c>,
+    runner: &mut Runner<'_, 'c>,
     items: &[Item],
     r: &[u8],
     size: usize,
@@ -683,7 +791,7 @@ fn run_replace(
             warn(ctx.stderr, "argument list too long");
             return Ok(Some(runner.fatal()));
         }
-        if let Some(status) = runner.exec(ctx, &argv)? {
+        if let Some(status) = runner.exec(ctx, &argv).await? {
             return Ok(Some(status));
         }
     }

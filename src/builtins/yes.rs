@@ -1,6 +1,6 @@
-//! `yes`: writes its arguments (or `y`) as a line, again and again, until the step
-//! budget stops it; spends 1 step per line and 1 per 8 bytes written, so that the
-//! budget also bounds the memory the output takes.
+//! `yes`: writes its arguments (or `y`) as a line, again and again, until its reader
+//! goes away or the step budget stops it; spends 1 step per line and 1 per 8 bytes
+//! written. Output is handed on every 64 KiB, so `yes | head -n1` ends at once.
 
 use crate::builtins::common::args::{usage_error, Spec};
 use crate::builtins::Ctx;
@@ -12,7 +12,7 @@ const SPEC: Spec = Spec {
     stop_at_operand: false,
 };
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -41,6 +41,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let n = (per_block as u64).min(lines_left) as usize;
         ctx.budget.spend(per_line * n as u64)?;
         ctx.stdout.extend_from_slice(&block[..n * line.len()]);
+        ctx.flush_some().await?;
     }
 }
 
@@ -53,8 +54,8 @@ mod tests {
 
     #[test]
     fn stops_at_the_budget() {
-        let mut budget = Budget::new(1000);
-        let r = run_with(&["yes", "a", "b"], b"", &VarList::default(), &mut budget);
+        let budget = Budget::new(1000);
+        let r = run_with(&["yes", "a", "b"], b"", &VarList::default(), &budget);
         assert_eq!(r, Err(Error::StepLimit { limit: 1000 }));
         assert_eq!(budget.used(), 1000);
     }

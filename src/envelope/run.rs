@@ -14,10 +14,12 @@ use crate::envelope::route::{is_hop_by_hop, is_routing, split_list, Destination}
 use crate::envelope::Envelope;
 use crate::error::Error;
 use crate::host::Host;
-use crate::shell::{Job, Shell};
+use crate::shell::{Job, Outcome, Shell};
 
-/// Fetches and FIFO calls one Request's script may make.
-pub const MAX_SUBREQUESTS: u32 = 32;
+/// Fetches and FIFO calls one Request's script may make: enough for `xargs -n1 curl`
+/// over a listing of a thousand keys. (Workers Paid allows 10,000 subrequests per
+/// Request; the Free plan 50, which the platform enforces on its own.)
+pub const MAX_SUBREQUESTS: u32 = 1_000;
 
 /// What an envelope made of a Request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,41 +85,201 @@ pub async fn run(
     fifo_vars: &[(Vec<u8>, Vec<u8>)],
     limit: u64,
 ) -> Plan {
-    let mut budget = Budget::new(limit);
+    let budget = Budget::new(limit);
+    let (vars, errors_to) =
+        match variables(shell, host, envelope, req, selected, fifo_vars, &budget).await {
+            Ok(v) => v,
+            Err(plan) => return plan,
+        };
+    Plan {
+        result: route(shell, host, envelope, req, &vars, &budget).await,
+        steps: budget.used(),
+        errors_to,
+    }
+}
+
+/// The script's variables (CGI names, selectors, the FIFO's own, the assignments) and
+/// where failures go; or the failed plan.
+async fn variables(
+    shell: &mut Shell,
+    host: &dyn Host,
+    envelope: &Envelope,
+    req: &Incoming,
+    selected: Vec<(String, Vec<u8>)>,
+    fifo_vars: &[(Vec<u8>, Vec<u8>)],
+    budget: &Budget,
+) -> Result<(Vars, Vec<Destination>), Plan> {
     let mut vars = req.cgi_vars();
     vars.extend(selected.into_iter().map(|(k, v)| (k.into_bytes(), v)));
     vars.extend(fifo_vars.iter().cloned());
-    let mut plan = Plan {
-        steps: 0,
-        errors_to: Vec::new(),
-        result: Err(Failure::new("script", "")),
-    };
-
     for a in &envelope.assignments {
         match shell
-            .expand(host, a.word.as_bytes(), &vars, &req.body, &mut budget)
+            .expand(host, a.word.as_bytes(), &vars, &req.body, budget)
             .await
         {
             Ok(value) => vars.push((a.name.clone().into_bytes(), value)),
             Err(e) => {
-                plan.steps = budget.used();
-                plan.result = Err(expansion_failure(
-                    &format!("line {}: {}", a.line, a.name),
-                    e,
-                ));
-                return plan;
+                return Err(Plan {
+                    steps: budget.used(),
+                    errors_to: Vec::new(),
+                    result: Err(expansion_failure(
+                        &format!("line {}: {}", a.line, a.name),
+                        e,
+                    )),
+                })
             }
         }
     }
-    if let Some(errors_to) = envelope.header("errors-to") {
+    let mut errors_to = Vec::new();
+    if let Some(template) = envelope.header("errors-to") {
         // A failure to work out Errors-To is itself reported nowhere: it stays in the log.
-        if let Ok(list) = destinations(shell, host, errors_to, &vars, &[], &mut budget).await {
-            plan.errors_to = list;
+        if let Ok(list) = destinations(shell, host, template, &vars, &[], budget).await {
+            errors_to = list;
         }
     }
-    plan.result = route(shell, host, envelope, req, &vars, &mut budget).await;
-    plan.steps = budget.used();
-    plan
+    Ok((vars, errors_to))
+}
+
+type Vars = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// Whether the answer of `envelope` can go out as its script writes it: `To: -` with a
+/// script, and no header of the answer (nor `Status:`) reads the output with `$(...)`.
+pub fn streams_answer(envelope: &Envelope) -> bool {
+    let reads_output = |v: &str| v.contains("$(") || v.contains('`');
+    envelope.header("to").map(str::trim) == Some("-")
+        && !envelope.script.trim().is_empty()
+        && envelope
+            .headers
+            .iter()
+            .filter(|h| !is_routing(&h.name) || h.name.eq_ignore_ascii_case("status"))
+            .all(|h| !reads_output(&h.value))
+}
+
+/// Whether the Request's body can go into the script as it arrives: the answer streams,
+/// and nothing else reads the body first (no selectors, no `$(...)` in an assignment).
+pub fn streams_body(envelope: &Envelope) -> bool {
+    streams_answer(envelope)
+        && envelope.selectors.is_empty()
+        && envelope
+            .assignments
+            .iter()
+            .all(|a| !a.word.contains("$(") && !a.word.contains('`'))
+}
+
+/// A streamed answer's beginning: what the envelope says of it before the script runs,
+/// and the script to run (see [`streams_answer`]).
+pub struct Streamed {
+    pub job: Job,
+    pub status: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub errors_to: Vec<Destination>,
+    /// Steps spent before the script.
+    pub steps: u64,
+}
+
+/// Works out a streamed answer's headers and its script; or the failed plan.
+pub async fn stream_answer(
+    shell: &mut Shell,
+    host: &dyn Host,
+    envelope: &Envelope,
+    req: &Incoming,
+    selected: Vec<(String, Vec<u8>)>,
+    fifo_vars: &[(Vec<u8>, Vec<u8>)],
+    limit: u64,
+) -> Result<Streamed, Plan> {
+    let budget = Budget::new(limit);
+    let (vars, errors_to) =
+        variables(shell, host, envelope, req, selected, fifo_vars, &budget).await?;
+    let failed = |f: Failure, errors_to: &[Destination]| Plan {
+        steps: budget.used(),
+        errors_to: errors_to.to_vec(),
+        result: Err(f),
+    };
+    let headers = match answer_headers(shell, host, envelope, &vars, &[], &budget).await {
+        Ok(h) => h,
+        Err(f) => return Err(failed(f, &errors_to)),
+    };
+    let status = match envelope.header("status") {
+        Some(s) => match expand_text(shell, host, s, &vars, &[], &budget, "Status").await {
+            Ok(s) => Some(s),
+            Err(f) => return Err(failed(f, &errors_to)),
+        },
+        None => None,
+    };
+    Ok(Streamed {
+        job: script_job(envelope, req, &vars, &budget),
+        status,
+        headers,
+        errors_to,
+        steps: budget.used(),
+    })
+}
+
+/// The job of the envelope's script.
+fn script_job(
+    envelope: &Envelope,
+    req: &Incoming,
+    vars: &[(Vec<u8>, Vec<u8>)],
+    budget: &Budget,
+) -> Job {
+    Job {
+        script: envelope.script.clone().into_bytes(),
+        arg0: req.fifo.clone().into_bytes(),
+        args: req.args.clone(),
+        stdin: req.body.clone(),
+        vars: vars.to_vec(),
+        budget: budget.remaining(),
+        max_subrequests: MAX_SUBREQUESTS,
+    }
+}
+
+/// Why a script's run is a failure of the Request, if it is: the step limit, or a status
+/// other than 0 (with the first of its stderr).
+pub fn script_failure(outcome: &Outcome) -> Option<Failure> {
+    if let Some(Error::StepLimit { limit }) = outcome.error {
+        return Some(Failure::new(
+            "step limit",
+            format!("the script used up its {limit} steps"),
+        ));
+    }
+    if outcome.status == 0 {
+        return None;
+    }
+    let stderr = String::from_utf8_lossy(&outcome.stderr);
+    let detail = stderr.trim_end();
+    Some(Failure::new(
+        "script",
+        if detail.is_empty() {
+            format!("the script exited with status {}", outcome.status)
+        } else {
+            format!("the script exited with status {}: {detail}", outcome.status)
+        },
+    ))
+}
+
+/// The envelope's headers for the outgoing request or the answer, expanded; a header's
+/// `$(...)` reads `body`.
+async fn answer_headers(
+    shell: &mut Shell,
+    host: &dyn Host,
+    envelope: &Envelope,
+    vars: &[(Vec<u8>, Vec<u8>)],
+    body: &[u8],
+    budget: &Budget,
+) -> Result<Vec<(String, String)>, Failure> {
+    let mut headers = Vec::new();
+    for h in envelope
+        .headers
+        .iter()
+        .filter(|h| !is_routing(&h.name) && !is_hop_by_hop(&h.name))
+    {
+        let value = shell
+            .expand(host, h.value.as_bytes(), vars, body, budget)
+            .await
+            .map_err(|e| expansion_failure(&format!("line {}: {}", h.line, h.name), e))?;
+        headers.push((h.name.clone(), header_value(&value)));
+    }
+    Ok(headers)
 }
 
 async fn route(
@@ -126,53 +288,21 @@ async fn route(
     envelope: &Envelope,
     req: &Incoming,
     vars: &[(Vec<u8>, Vec<u8>)],
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<Routed, Failure> {
     let body = if envelope.script.trim().is_empty() {
         req.body.clone()
     } else {
-        let job = Job {
-            script: envelope.script.clone().into_bytes(),
-            arg0: req.fifo.clone().into_bytes(),
-            args: req.args.clone(),
-            stdin: req.body.clone(),
-            vars: vars.to_vec(),
-            budget: budget.remaining(),
-            max_subrequests: MAX_SUBREQUESTS,
-        };
-        let outcome = shell.run(host, job).await;
+        let outcome = shell
+            .run(host, script_job(envelope, req, vars, budget))
+            .await;
         let _ = budget.spend(outcome.steps);
-        if let Some(Error::StepLimit { limit }) = outcome.error {
-            return Err(Failure::new(
-                "step limit",
-                format!("the script used up its {limit} steps"),
-            ));
-        }
-        if outcome.status != 0 {
-            let stderr = String::from_utf8_lossy(&outcome.stderr);
-            let detail = stderr.trim_end();
-            let message = if detail.is_empty() {
-                format!("the script exited with status {}", outcome.status)
-            } else {
-                format!("the script exited with status {}: {detail}", outcome.status)
-            };
-            return Err(Failure::new("script", message));
+        if let Some(failure) = script_failure(&outcome) {
+            return Err(failure);
         }
         outcome.stdout
     };
-
-    let mut headers = Vec::new();
-    for h in envelope
-        .headers
-        .iter()
-        .filter(|h| !is_routing(&h.name) && !is_hop_by_hop(&h.name))
-    {
-        let value = shell
-            .expand(host, h.value.as_bytes(), vars, &body, budget)
-            .await
-            .map_err(|e| expansion_failure(&format!("line {}: {}", h.line, h.name), e))?;
-        headers.push((h.name.clone(), header_value(&value)));
-    }
+    let headers = answer_headers(shell, host, envelope, vars, &body, budget).await?;
 
     let to = match envelope.header("to") {
         Some(t) => destinations(shell, host, t, vars, &body, budget).await?,
@@ -230,7 +360,7 @@ async fn destinations(
     template: &str,
     vars: &[(Vec<u8>, Vec<u8>)],
     stdin: &[u8],
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<Vec<Destination>, Failure> {
     let mut list = Vec::new();
     for part in split_list(template) {
@@ -246,7 +376,7 @@ async fn expand_text(
     template: &str,
     vars: &[(Vec<u8>, Vec<u8>)],
     stdin: &[u8],
-    budget: &mut Budget,
+    budget: &Budget,
     what: &str,
 ) -> Result<String, Failure> {
     let value = shell

@@ -3,7 +3,13 @@
 //!
 //! Steps: one per simple command, one more per function call, one per loop pass, one per
 //! subshell, command substitution or `sh -c`.
+//!
+//! The stages of a pipeline run together (see [`crate::stream`]): each is a subshell, an
+//! [`Exec`] of its own with a copy of the state, reading the pipe from the stage before it
+//! and writing the pipe to the stage after it. What every stage shares (the budget, the
+//! caches, the count of subrequests) is in [`Shared`].
 
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -12,9 +18,10 @@ use super::ast::*;
 use super::cache::ScriptCache;
 use super::state::State;
 use crate::budget::{Budget, BYTES_PER_STEP};
-use crate::builtins::{self, Caches, Ctx, Input, Resources, Run};
-use crate::error::{Error, Resource, Status};
-use crate::host::Host;
+use crate::builtins::{self, Caches, Ctx, Net, Run};
+use crate::error::{Error, Status};
+use crate::host::{Host, HttpRequest, HttpResponse, LocalFuture};
+use crate::stream::{join_stages, Out, Pipe, Stdin};
 
 /// How deep function calls, subshells and substitutions may nest.
 pub const MAX_DEPTH: u32 = 200;
@@ -54,20 +61,70 @@ pub struct Io {
     pub err: Option<usize>,
 }
 
-pub struct Exec<'s> {
+/// What all the commands of one run share, in whichever stage they run.
+pub struct Shared<'s> {
     pub host: &'s dyn Host,
-    pub caches: &'s mut Caches,
-    pub scripts: &'s mut ScriptCache,
+    pub caches: &'s Caches,
+    pub scripts: RefCell<&'s mut ScriptCache>,
     pub budget: Budget,
-    pub st: State,
-    /// Output buffers: 0 is the script's stdout, 1 its stderr, then pipes and
-    /// substitutions, used as a stack.
-    pub sinks: Vec<Vec<u8>>,
-    /// Inputs: 0 is the script's stdin, then pipes and here-documents, as a stack.
-    pub inputs: Vec<Input>,
-    pub resources: Resources,
-    pub subrequests: u32,
+    pub subrequests: Cell<u32>,
     pub max_subrequests: u32,
+    /// The lowest stack address seen at a nesting level (see [`Exec::enter`]).
+    pub stack_low: Cell<usize>,
+}
+
+impl<'s> Shared<'s> {
+    pub fn new(
+        host: &'s dyn Host,
+        caches: &'s Caches,
+        scripts: &'s mut ScriptCache,
+        budget: Budget,
+    ) -> Self {
+        Shared {
+            host,
+            caches,
+            scripts: RefCell::new(scripts),
+            budget,
+            subrequests: Cell::new(0),
+            max_subrequests: 0,
+            stack_low: Cell::new(usize::MAX),
+        }
+    }
+
+    /// Counts one more subrequest, or fails past the limit.
+    pub fn count_subrequest(&self, line: u32) -> Result<(), Error> {
+        let used = self.subrequests.get();
+        if used >= self.max_subrequests {
+            return Err(Error::Fatal(format!(
+                "sh: line {line}: subrequest limit of {} exceeded",
+                self.max_subrequests
+            )));
+        }
+        self.subrequests.set(used + 1);
+        Ok(())
+    }
+}
+
+impl Net for Shared<'_> {
+    fn fetch(
+        &self,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, crate::error::Result<Result<HttpResponse, String>>> {
+        Box::pin(async move {
+            self.count_subrequest(0)?;
+            Ok(self.host.fetch(request).await)
+        })
+    }
+}
+
+pub struct Exec<'s> {
+    pub sh: &'s Shared<'s>,
+    pub st: State,
+    /// Where output goes: 0 is the command's stdout, 1 its stderr, then substitutions,
+    /// used as a stack.
+    pub sinks: Vec<Out>,
+    /// Inputs: 0 is the command's stdin, then here-documents and redirections, as a stack.
+    pub inputs: Vec<Stdin>,
     pub depth: u32,
     /// Inside a condition (`if`, `while`, `&&`, `!`...): `set -e` does not apply.
     pub cond: u32,
@@ -76,42 +133,58 @@ pub struct Exec<'s> {
     pub subst_status: Option<Status>,
     /// The script ended by `exit` or an error, not by running to its end.
     pub exited: bool,
-    /// The lowest stack address seen at a nesting level (see [`Exec::enter`]).
-    pub stack_low: usize,
 }
 
 impl<'s> Exec<'s> {
-    pub fn new(
-        host: &'s dyn Host,
-        caches: &'s mut Caches,
-        scripts: &'s mut ScriptCache,
-        budget: Budget,
-    ) -> Self {
+    /// A shell reading `stdin` and writing `out` and `err`.
+    pub fn new(sh: &'s Shared<'s>, stdin: Stdin, out: Out, err: Out) -> Self {
         Exec {
-            host,
-            caches,
-            scripts,
-            budget,
+            sh,
             st: State::default(),
-            sinks: vec![Vec::new(), Vec::new()],
-            inputs: vec![Input::default()],
-            resources: Resources::new(),
-            subrequests: 0,
-            max_subrequests: 0,
+            sinks: vec![out, err],
+            inputs: vec![stdin],
             depth: 0,
             cond: 0,
             line: 1,
             subst_status: None,
             exited: false,
-            stack_low: usize::MAX,
         }
     }
 
+    /// The standard streams of a command with these streams.
+    pub const TOP: Io = Io {
+        stdin: 0,
+        out: Some(0),
+        err: Some(1),
+    };
+
+    /// A subshell of this shell, with streams of its own: a stage of a pipeline.
+    fn stage(&self, stdin: Stdin, out: Out, err: Out) -> Exec<'s> {
+        Exec {
+            sh: self.sh,
+            st: self.st.clone(),
+            sinks: vec![out, err],
+            inputs: vec![stdin],
+            depth: self.depth,
+            cond: self.cond,
+            line: self.line,
+            subst_status: None,
+            exited: false,
+        }
+    }
+
+    /// The place a stream index names (`None`: `/dev/null`).
+    pub fn sink(&self, to: Option<usize>) -> Out {
+        to.and_then(|i| self.sinks.get(i).cloned())
+            .unwrap_or_default()
+    }
+
+    /// Writes the shell's own output (a listing, a message) at once.
     pub fn write(&mut self, to: Option<usize>, bytes: &[u8]) {
-        if let Some(i) = to {
-            if let Some(s) = self.sinks.get_mut(i) {
-                s.extend_from_slice(bytes);
-            }
+        if let Some(s) = to.and_then(|i| self.sinks.get(i)) {
+            // A reader that has gone is the next command's concern, as for a shell that
+            // ignores a failed write of its own.
+            let _ = s.write_now(bytes);
         }
     }
 
@@ -125,7 +198,7 @@ impl<'s> Exec<'s> {
         // Where the stack is now: for measuring how much one level of nesting takes.
         let probe = 0u8;
         let here = std::ptr::addr_of!(probe) as usize;
-        self.stack_low = self.stack_low.min(here);
+        self.sh.stack_low.set(self.sh.stack_low.get().min(here));
         if self.depth >= MAX_DEPTH {
             return Err(Ctl::Err(Error::Fatal(format!(
                 "sh: line {}: maximum nesting depth of {MAX_DEPTH} exceeded (function calls, subshells and substitutions)",
@@ -183,57 +256,49 @@ impl<'s> Exec<'s> {
         if p.cmds.len() == 1 {
             return self.command(&p.cmds[0], io).await;
         }
-        let in_mark = self.inputs.len();
-        let mut stdin = io.stdin;
+        let n = p.cmds.len();
+        let pipes: Vec<Rc<Pipe>> = (1..n).map(|_| Pipe::new()).collect();
+        let err = self.sink(io.err);
+        let mut stages: Vec<Boxed<'_, (R, u32)>> = Vec::with_capacity(n);
+        for (i, cmd) in p.cmds.iter().enumerate() {
+            let reads = i.checked_sub(1).map(|k| pipes[k].clone());
+            let writes = pipes.get(i).cloned();
+            let stdin = match &reads {
+                Some(pipe) => Stdin::pipe(pipe.clone()),
+                None => self.inputs[io.stdin].clone(),
+            };
+            let out = match &writes {
+                Some(pipe) => Out::Pipe(pipe.clone()),
+                None => self.sink(io.out),
+            };
+            let mut child = self.stage(stdin, out, err.clone());
+            stages.push(Box::pin(async move {
+                let r = match child.enter() {
+                    Ok(()) => child.command(cmd, Exec::TOP).await,
+                    Err(e) => Err(e),
+                };
+                // The stage's process has ended: its reader sees the end of the pipe, its
+                // writer a broken pipe.
+                if let Some(pipe) = writes {
+                    pipe.close_write();
+                }
+                if let Some(pipe) = reads {
+                    pipe.close_read();
+                }
+                (sub_status(r), child.line)
+            }));
+        }
+        let results = join_stages(stages).await;
         let mut status = 0;
         let mut failed = 0;
-        let n = p.cmds.len();
-        for (i, cmd) in p.cmds.iter().enumerate() {
-            let last = i + 1 == n;
-            let out = if last {
-                io.out
-            } else {
-                self.sinks.push(Vec::new());
-                Some(self.sinks.len() - 1)
-            };
-            let stage = Io {
-                stdin,
-                out,
-                err: io.err,
-            };
-            let saved = self.st.clone();
-            let r = match self.enter() {
-                Ok(()) => {
-                    let r = self.command(cmd, stage).await;
-                    self.depth -= 1;
-                    r
-                }
-                Err(e) => Err(e),
-            };
-            self.st = saved;
-            let r = sub_status(r);
-            let s = match r {
-                Ok(s) => s,
-                Err(e) => {
-                    self.inputs.truncate(in_mark);
-                    if let Some(o) = out.filter(|_| !last) {
-                        self.sinks.truncate(o);
-                    }
-                    return Err(e);
-                }
-            };
+        for (r, line) in results {
+            self.line = line;
+            let s = r?;
             status = s;
             if s != 0 {
                 failed = s;
             }
-            if let Some(o) = out.filter(|_| !last) {
-                let bytes = std::mem::take(&mut self.sinks[o]);
-                self.sinks.truncate(o);
-                self.inputs.push(Input::new(bytes));
-                stdin = self.inputs.len() - 1;
-            }
         }
-        self.inputs.truncate(in_mark);
         if self.st.pipefail && status == 0 {
             status = failed;
         }
@@ -277,7 +342,7 @@ impl<'s> Exec<'s> {
             match c {
                 Compound::Group(list) => self.list(list, io).await,
                 Compound::Subshell(list) => {
-                    self.budget.spend(1)?;
+                    self.sh.budget.spend(1)?;
                     self.enter()?;
                     let saved = self.st.clone();
                     let r = self.list(list, io).await;
@@ -327,7 +392,7 @@ impl<'s> Exec<'s> {
                         if !hit {
                             for p in &arm.patterns {
                                 let pat = self.expand_pattern(p, io).await?;
-                                self.budget.spend(w.len() as u64 / BYTES_PER_STEP)?;
+                                self.sh.budget.spend(w.len() as u64 / BYTES_PER_STEP)?;
                                 if pat.matches(&w) {
                                     hit = true;
                                     break;
@@ -353,7 +418,7 @@ impl<'s> Exec<'s> {
     async fn run_loop(&mut self, until: bool, cond: &[AndOr], body: &[AndOr], io: Io) -> R {
         let mut status = 0;
         loop {
-            self.budget.spend(1)?;
+            self.sh.budget.spend(1)?;
             self.cond += 1;
             let c = self.list(cond, io).await;
             self.cond -= 1;
@@ -382,7 +447,7 @@ impl<'s> Exec<'s> {
     async fn run_for(&mut self, var: &[u8], items: Vec<Vec<u8>>, body: &[AndOr], io: Io) -> R {
         let mut status = 0;
         for item in items {
-            self.budget.spend(1)?;
+            self.sh.budget.spend(1)?;
             if let Err(msg) = self.st.set(var, item) {
                 self.diag(io, &msg);
                 return Err(Ctl::Abort { top: 1, sub: 1 });
@@ -420,7 +485,7 @@ impl<'s> Exec<'s> {
                         );
                         return Ok(Err(1));
                     }
-                    self.inputs.push(Input::new(body));
+                    self.inputs.push(Stdin::bytes(body));
                     io.stdin = self.inputs.len() - 1;
                     continue;
                 }
@@ -445,7 +510,7 @@ impl<'s> Exec<'s> {
             let ok = match r.op {
                 RedirOp::In | RedirOp::ReadWrite => match t {
                     b"/dev/null" => {
-                        self.inputs.push(Input::default());
+                        self.inputs.push(Stdin::default());
                         io.stdin = self.inputs.len() - 1;
                         true
                     }
@@ -455,7 +520,7 @@ impl<'s> Exec<'s> {
                 RedirOp::DupIn => match t {
                     b"0" => true,
                     b"-" => {
-                        self.inputs.push(Input::default());
+                        self.inputs.push(Stdin::default());
                         io.stdin = self.inputs.len() - 1;
                         true
                     }
@@ -534,7 +599,7 @@ impl<'s> Exec<'s> {
     }
 
     async fn simple(&mut self, s: &Simple, io: Io) -> R {
-        self.budget.spend(1)?;
+        self.sh.budget.spend(1)?;
         self.line = s.line;
         self.subst_status = None;
         let argv = self.expand_words(&s.words, io).await?;
@@ -627,7 +692,7 @@ impl<'s> Exec<'s> {
     }
 
     async fn call_function(&mut self, f: Rc<FuncDef>, argv: &[Vec<u8>], io: Io) -> R {
-        self.budget.spend(1)?;
+        self.sh.budget.spend(1)?;
         self.enter()?;
         let params = std::mem::replace(&mut self.st.params, Rc::new(argv[1..].to_vec()));
         self.st.frames.push(Vec::new());
@@ -652,138 +717,51 @@ impl<'s> Exec<'s> {
         }
     }
 
-    /// Runs a builtin from the table, fetching what it needs and running it again.
+    /// Runs a builtin from the table with the command's streams.
     async fn builtin(&mut self, tool: Run, argv: &[Vec<u8>], io: Io) -> R {
-        // A builtin can only need a fetch when an operand names a URL or a backend file
-        // (both have a colon): then keep stdin as it was, to run it again from the start.
-        let may_fetch =
-            argv.iter().any(|a| memchr::memchr(b':', a).is_some()) || argv[0] == b"curl";
-        let mut fetched = 0u32;
-        loop {
-            let snapshot = may_fetch.then(|| self.inputs[io.stdin].clone());
-            let used = self.budget.used();
-            let out_len = io.out.map(|i| self.sinks[i].len());
-            let err_len = io.err.map(|i| self.sinks[i].len());
-            match self.run_tool(tool, argv, io) {
-                Ok(s) => return Ok(s),
-                Err(Error::Need(res)) => {
-                    if let Some(s) = snapshot {
-                        self.inputs[io.stdin] = s;
-                    }
-                    if let (Some(i), Some(n)) = (io.out, out_len) {
-                        self.sinks[i].truncate(n);
-                    }
-                    if let (Some(i), Some(n)) = (io.err, err_len) {
-                        self.sinks[i].truncate(n);
-                    }
-                    self.budget.rewind(used);
-                    fetched += 1;
-                    if self.resources.contains_key(&res) || fetched > 1000 {
-                        return Err(Ctl::Err(Error::Fatal(format!(
-                            "sh: {}: asked again for a resource it was given",
-                            String::from_utf8_lossy(&argv[0])
-                        ))));
-                    }
-                    self.fetch(res).await?;
-                }
-                Err(Error::BrokenPipe) => return Ok(141),
-                Err(e) => return Err(Ctl::Err(e)),
-            }
-        }
-    }
-
-    fn run_tool(&mut self, tool: Run, argv: &[Vec<u8>], io: Io) -> crate::error::Result<Status> {
-        let mut tmp_out = Vec::new();
-        let mut tmp_err = Vec::new();
-        let same = io.out.is_some() && io.out == io.err;
-        let mut out = match io.out {
-            Some(i) => std::mem::take(&mut self.sinks[i]),
-            None => Vec::new(),
+        let stdin = self.inputs[io.stdin].clone();
+        let out = self.sink(io.out);
+        let err = self.sink(io.err);
+        let mut stdout = Vec::new();
+        let mut stderr = Vec::new();
+        let mut ctx = Ctx {
+            stdin: &stdin,
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+            out: &out,
+            err: &err,
+            budget: &self.sh.budget,
+            vars: &self.st,
+            host: self.sh.host,
+            caches: self.sh.caches,
+            net: self.sh,
         };
-        let mut err = match io.err {
-            Some(i) if !same => std::mem::take(&mut self.sinks[i]),
-            _ => Vec::new(),
-        };
-        let out_start = out.len();
-        let r = {
-            let mut ctx = Ctx {
-                stdin: &mut self.inputs[io.stdin],
-                stdout: if io.out.is_some() {
-                    &mut out
-                } else {
-                    &mut tmp_out
-                },
-                stderr: if io.err.is_some() && !same {
-                    &mut err
-                } else {
-                    &mut tmp_err
-                },
-                budget: &mut self.budget,
-                vars: &self.st,
-                host: self.host,
-                caches: self.caches,
-                resources: &self.resources,
-            };
-            tool(&mut ctx, argv)
-        };
-        if same {
-            // Both streams to one place: a tool writing to a pipe flushes its buffered
-            // stdout at exit, after its unbuffered stderr.
-            if !tmp_err.is_empty() {
-                out.splice(out_start..out_start, tmp_err);
-            }
+        match builtins::run_tool(tool, &mut ctx, argv).await {
+            Ok(s) => Ok(s),
+            // A shell's own `echo` and `printf` run in the shell's process: SIGPIPE ends
+            // it (a pipeline stage ends with 141). Any other tool is a process of its own
+            // that dies, and the shell goes on.
+            Err(Error::BrokenPipe) if !matches!(argv[0].as_slice(), b"echo" | b"printf") => Ok(141),
+            Err(e) => Err(Ctl::Err(e)),
         }
-        if let Some(i) = io.out {
-            self.sinks[i] = out;
-        }
-        if let Some(i) = io.err.filter(|_| !same) {
-            self.sinks[i] = err;
-        }
-        r
-    }
-
-    pub async fn fetch(&mut self, res: Resource) -> R<()> {
-        match &res {
-            Resource::Http(req) => {
-                self.count_subrequest()?;
-                let answer = self.host.fetch(req.clone()).await.map(Rc::new);
-                self.resources.insert(res, answer);
-            }
-            Resource::FifoFile { .. } => {
-                self.resources
-                    .insert(res, Err("backend files are not supported yet".into()));
-            }
-        }
-        Ok(())
-    }
-
-    fn count_subrequest(&mut self) -> R<()> {
-        if self.subrequests >= self.max_subrequests {
-            return Err(Ctl::Err(Error::Fatal(format!(
-                "sh: line {}: subrequest limit of {} exceeded",
-                self.line, self.max_subrequests
-            ))));
-        }
-        self.subrequests += 1;
-        Ok(())
     }
 
     /// Runs FIFO `argv[0]`; `None` when there is no such FIFO.
     async fn call_fifo(&mut self, argv: &[Vec<u8>], io: Io) -> R<Option<Status>> {
         let name = String::from_utf8_lossy(&argv[0]).into_owned();
-        self.count_subrequest()?;
-        let stdin = self.inputs[io.stdin].read_all();
-        self.budget.spend_bytes(stdin.len())?;
-        match self.host.call_fifo(&name, &argv[1..], stdin).await {
+        self.sh.count_subrequest(self.line)?;
+        let stdin = self.inputs[io.stdin].read_all().await?;
+        self.sh.budget.spend_bytes(stdin.len())?;
+        match self.sh.host.call_fifo(&name, &argv[1..], stdin).await {
             Ok(None) => {
                 // Not a FIFO: it costs no subrequest.
-                self.subrequests -= 1;
+                self.sh.subrequests.set(self.sh.subrequests.get() - 1);
                 Ok(None)
             }
             Ok(Some(ans)) => {
-                self.budget.spend_bytes(ans.stdout.len())?;
-                self.write(io.out, &ans.stdout);
+                self.sh.budget.spend_bytes(ans.stdout.len())?;
                 self.write(io.err, &ans.stderr);
+                self.sink(io.out).write(ans.stdout).await?;
                 Ok(Some(ans.status))
             }
             Err(msg) => {
@@ -796,9 +774,9 @@ impl<'s> Exec<'s> {
     /// `$(...)`: runs in a subshell and gives its output without trailing newlines.
     pub fn command_subst<'a>(&'a mut self, script: &'a Script, io: Io) -> Boxed<'a, R<Vec<u8>>> {
         Box::pin(async move {
-            self.budget.spend(1)?;
+            self.sh.budget.spend(1)?;
             self.enter()?;
-            self.sinks.push(Vec::new());
+            self.sinks.push(Out::buffer());
             let idx = self.sinks.len() - 1;
             let saved = self.st.clone();
             let line = self.line;
@@ -815,7 +793,7 @@ impl<'s> Exec<'s> {
             self.st = saved;
             self.line = line;
             self.depth -= 1;
-            let mut out = std::mem::take(&mut self.sinks[idx]);
+            let mut out = self.sinks[idx].take();
             self.sinks.truncate(idx);
             let status = sub_status(r)?;
             self.subst_status = Some(status);
@@ -842,6 +820,8 @@ pub fn sub_status(r: R) -> R {
         Ok(s) | Err(Ctl::Exit(s)) | Err(Ctl::Return(s)) => Ok(s),
         Err(Ctl::Break(_)) | Err(Ctl::Continue(_)) => Ok(0),
         Err(Ctl::Abort { sub, .. }) => Ok(sub),
+        // SIGPIPE ended the subshell.
+        Err(Ctl::Err(Error::BrokenPipe)) => Ok(141),
         Err(e) => Err(e),
     }
 }

@@ -284,7 +284,7 @@ impl Exec<'_> {
 
     fn charge(&mut self, acc: &Acc) -> R<()> {
         if acc.made >= BYTES_PER_STEP as usize {
-            self.budget.spend((acc.made as u64) / BYTES_PER_STEP)?;
+            self.sh.budget.spend((acc.made as u64) / BYTES_PER_STEP)?;
         }
         Ok(())
     }
@@ -517,7 +517,7 @@ impl Exec<'_> {
             ParamOp::TrimPrefix(longest, w) | ParamOp::TrimSuffix(longest, w) => {
                 let v = self.value_or_check(value, &p.name, io)?;
                 let pat = self.expand_pattern(w, io).await?;
-                self.budget.spend_bytes(v.len())?;
+                self.sh.budget.spend_bytes(v.len())?;
                 let out = if matches!(p.op, ParamOp::TrimPrefix(..)) {
                     match pat.prefix(&v, *longest) {
                         Some(n) => &v[n..],
@@ -564,7 +564,7 @@ impl Exec<'_> {
                 )
                 .await?;
                 let rep = a.finish_one();
-                self.budget.spend_bytes(v.len())?;
+                self.sh.budget.spend_bytes(v.len())?;
                 let out = replace(&v, &pat, &rep, *all, *anchor);
                 self.value(&out, q, acc)?;
                 if q.dq {

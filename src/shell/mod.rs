@@ -3,9 +3,8 @@
 //! A script is parsed once ([`parse`], cached in [`cache`]), then run by [`exec`]:
 //! commands are special builtins ([`special`]), functions, builtins from
 //! [`crate::builtins::TABLE`], or FIFOs called through the [`Host`]. There are no
-//! processes: a pipeline runs its stages one after the other, each stage's output
-//! becoming the next one's input, and every stage is a subshell (a cheap copy of the
-//! [`state`]).
+//! processes: the stages of a pipeline run together on this thread, over bounded pipes
+//! ([`crate::stream`]), and every stage is a subshell (a cheap copy of the [`state`]).
 //!
 //! Steps (see [`crate::budget`]): one per simple command, one more per function call,
 //! one per loop pass, one per subshell, command substitution or `sh -c`, plus what
@@ -26,11 +25,12 @@ pub mod state;
 use std::rc::Rc;
 
 use crate::budget::Budget;
-use crate::builtins::{Caches, Input};
+use crate::builtins::Caches;
 use crate::error::{Error, Status};
 use crate::host::Host;
+use crate::stream::{Out, Stdin};
 use cache::ScriptCache;
-use exec::{Ctl, Exec, Io};
+use exec::{Ctl, Exec, Shared};
 
 /// The exit status of a script stopped by the step limit (as `timeout(1)` reports a
 /// command it stopped).
@@ -96,16 +96,31 @@ impl Shell {
         (self.scripts.scripts.hits, self.scripts.scripts.misses)
     }
 
-    /// Runs a whole script.
-    pub async fn run(&mut self, host: &dyn Host, job: Job) -> Outcome {
+    /// Runs a whole script over `job.stdin`, and gives its output whole.
+    pub async fn run(&mut self, host: &dyn Host, mut job: Job) -> Outcome {
+        let stdin = Stdin::bytes(std::mem::take(&mut job.stdin));
+        self.run_streams(host, job, stdin, Out::buffer()).await
+    }
+
+    /// Runs a whole script that reads `stdin` and writes `stdout` as it goes (`job.stdin`
+    /// is not used). A pipe as `stdout` is closed at the end; a buffer's bytes are taken
+    /// into the outcome.
+    pub async fn run_streams(
+        &mut self,
+        host: &dyn Host,
+        job: Job,
+        stdin: Stdin,
+        stdout: Out,
+    ) -> Outcome {
         let parsed = self.scripts.get(&job.script);
-        let mut ex = Exec::new(
+        let mut shared = Shared::new(
             host,
-            &mut self.caches,
+            &self.caches,
             &mut self.scripts,
             Budget::new(job.budget),
         );
-        ex.max_subrequests = job.max_subrequests;
+        shared.max_subrequests = job.max_subrequests;
+        let mut ex = Exec::new(&shared, stdin, stdout.clone(), Out::buffer());
         for (k, v) in job.vars {
             let var = ex.st.var_mut(&k);
             var.value = Some(v);
@@ -113,37 +128,32 @@ impl Shell {
         }
         ex.st.arg0 = Rc::new(job.arg0);
         ex.st.params = Rc::new(job.args);
-        ex.inputs[0] = Input::new(job.stdin);
-        let io = Io {
-            stdin: 0,
-            out: Some(0),
-            err: Some(1),
-        };
         let (body, syntax) = match &*parsed {
             Ok(script) => (&script.body, None),
             Err(failed) => (&failed.prefix.body, Some(failed.error.clone())),
         };
         let probe = 0u8;
         let base = std::ptr::addr_of!(probe) as usize;
-        let r = ex.list(body, io).await;
+        let r = ex.list(body, Exec::TOP).await;
         let (mut status, mut error) = finish(&mut ex, r);
         if let (Some(e), None) = (syntax, &error) {
             if status_ran_to_end(&ex) {
-                let msg = format!("sh: {e}\n");
-                ex.sinks[1].extend_from_slice(msg.as_bytes());
+                ex.write(Some(1), format!("sh: {e}\n").as_bytes());
                 status = SYNTAX_STATUS;
                 error = Some(e);
             }
         }
-        let steps = ex.budget.used();
-        let stack = ex.stack_low;
-        let stderr = std::mem::take(&mut ex.sinks[1]);
-        let stdout = std::mem::take(&mut ex.sinks[0]);
+        let stderr = ex.sinks[1].take();
         drop(ex);
+        if let Out::Pipe(pipe) = &stdout {
+            pipe.close_write();
+        }
+        let steps = shared.budget.used();
+        let stack = shared.stack_low.get();
         self.stack_used = base.saturating_sub(stack);
         Outcome {
             status,
-            stdout,
+            stdout: stdout.take(),
             stderr,
             steps,
             error,
@@ -164,32 +174,34 @@ impl Shell {
         template: &[u8],
         vars: &[(Vec<u8>, Vec<u8>)],
         stdin: &[u8],
-        budget: &mut Budget,
+        budget: &Budget,
     ) -> Result<Vec<u8>, Error> {
         let word = self.scripts.template(template);
         let word = match &*word {
             Ok(w) => w.clone(),
             Err(e) => return Err(e.clone()),
         };
-        let mut ex = Exec::new(host, &mut self.caches, &mut self.scripts, budget.clone());
+        let shared = Shared::new(host, &self.caches, &mut self.scripts, budget.clone());
+        let mut ex = Exec::new(
+            &shared,
+            Stdin::bytes(stdin.to_vec()),
+            Out::buffer(),
+            Out::buffer(),
+        );
         for (k, v) in vars {
             let var = ex.st.var_mut(k);
             var.value = Some(v.clone());
             var.exported = true;
         }
-        ex.inputs[0] = Input::new(stdin.to_vec());
-        let io = Io {
-            stdin: 0,
-            out: Some(0),
-            err: Some(1),
-        };
-        let r = ex.expand_quoted(&word, io).await;
-        *budget = ex.budget.clone();
+        let r = ex.expand_quoted(&word, Exec::TOP).await;
+        let errors = ex.sinks[1].take();
+        drop(ex);
+        budget.rewind(shared.budget.used());
         match r {
             Ok(v) => Ok(v),
             Err(Ctl::Err(e)) => Err(e),
             Err(_) => {
-                let msg = String::from_utf8_lossy(&ex.sinks[1]).trim_end().to_string();
+                let msg = String::from_utf8_lossy(&errors).trim_end().to_string();
                 Err(Error::Fatal(msg))
             }
         }
@@ -225,7 +237,7 @@ fn finish(ex: &mut Exec<'_>, r: exec::R) -> (Status, Option<Error>) {
                 Error::Exit(s) => return (*s, None),
                 _ => (FATAL_STATUS, format!("sh: {e}\n")),
             };
-            ex.sinks[1].extend_from_slice(msg.as_bytes());
+            ex.write(Some(1), msg.as_bytes());
             (status, Some(e))
         }
     }

@@ -177,13 +177,13 @@ impl Exec<'_> {
                 Ok(status)
             }
             b"export" | b"readonly" | b"declare" | b"typeset" | b"local" => self.declare(argv, io),
-            b"read" => self.read(args, io),
+            b"read" => self.read(args, io).await,
             b"eval" => {
                 if args.is_empty() {
                     return Ok(0);
                 }
                 let src = args.join(&b' ');
-                let parsed = self.scripts.get(&src);
+                let parsed = self.sh.scripts.borrow_mut().get(&src);
                 match &*parsed {
                     Ok(script) => {
                         let r = self.list_boxed(&script.body, io).await;
@@ -535,7 +535,7 @@ impl Exec<'_> {
     }
 
     /// `read [-r] [-p PROMPT] [-d DELIM] [-n N] [NAME...]`: one line from stdin.
-    fn read(&mut self, args: &[Vec<u8>], io: Io) -> R {
+    async fn read(&mut self, args: &[Vec<u8>], io: Io) -> R {
         let mut raw = false;
         let mut delim = b'\n';
         let mut limit: Option<usize> = None;
@@ -606,39 +606,25 @@ impl Exec<'_> {
                 return Ok(1);
             }
         }
-        // Take one line, with backslash escapes unless -r.
-        let input = &mut self.inputs[io.stdin];
-        let rest = input.rest();
-        let mut line = Vec::new();
-        let mut quoted = Vec::new();
-        let mut used = 0;
-        let mut found = false;
-        while used < rest.len() {
-            if limit.is_some_and(|l| line.len() >= l) {
-                found = true;
-                break;
+        // Take one line, with backslash escapes unless -r, and leave the rest of the stream
+        // to the next command. A line may span chunks: read until it ends.
+        let input = self.inputs[io.stdin].clone();
+        let (line, quoted, found, used) = loop {
+            let whole = input.take_pending(|rest| match take_line(rest, raw, delim, limit) {
+                taken @ (_, _, true, used) => (used, Some(taken)),
+                _ => (0, None),
+            });
+            if let Some(taken) = whole {
+                break taken;
             }
-            let c = rest[used];
-            used += 1;
-            if c == delim {
-                found = true;
-                break;
+            if !input.fill_more().await? {
+                break input.take_pending(|rest| {
+                    let taken = take_line(rest, raw, delim, limit);
+                    (taken.3, taken)
+                });
             }
-            if c == b'\\' && !raw {
-                let Some(&n) = rest.get(used) else { break };
-                used += 1;
-                if n == b'\n' {
-                    continue;
-                }
-                line.push(n);
-                quoted.push(true);
-                continue;
-            }
-            line.push(c);
-            quoted.push(false);
-        }
-        input.consume(used);
-        self.budget.spend(used as u64 / BYTES_PER_STEP)?;
+        };
+        self.sh.budget.spend(used as u64 / BYTES_PER_STEP)?;
         let ifs = self.st.ifs().unwrap_or_else(|| b" \t\n".to_vec());
         let fields = split_read(
             &line,
@@ -697,10 +683,10 @@ impl Exec<'_> {
             let params = rest.get(2..).map(<[Vec<u8>]>::to_vec).unwrap_or_default();
             (s.clone(), arg0, params)
         } else {
-            let script = self.inputs[io.stdin].read_all();
+            let script = self.inputs[io.stdin].read_all().await?;
             (script, b"sh".to_vec(), rest.to_vec())
         };
-        self.budget.spend(1)?;
+        self.sh.budget.spend(1)?;
         self.enter()?;
         let mut fresh = State {
             arg0: Rc::new(arg0),
@@ -715,7 +701,7 @@ impl Exec<'_> {
         let outer = std::mem::replace(&mut self.st, fresh);
         let (cond, line) = (self.cond, self.line);
         self.cond = 0;
-        let parsed = self.scripts.get(&script);
+        let parsed = self.sh.scripts.borrow_mut().get(&script);
         let r = match &*parsed {
             Ok(s) => self.list_boxed(&s.body, io).await,
             Err(failed) => match self.list_boxed(&failed.prefix.body, io).await {
@@ -892,4 +878,43 @@ fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize, reply: bool) -
         fields.push(last);
     }
     fields
+}
+
+/// The line `read` takes from `rest`: its bytes, which of them were escaped, whether it
+/// ended (by its delimiter or `limit`), and how many bytes of `rest` it used.
+fn take_line(
+    rest: &[u8],
+    raw: bool,
+    delim: u8,
+    limit: Option<usize>,
+) -> (Vec<u8>, Vec<bool>, bool, usize) {
+    let mut line = Vec::new();
+    let mut quoted = Vec::new();
+    let mut used = 0;
+    let mut found = false;
+    while used < rest.len() {
+        if limit.is_some_and(|l| line.len() >= l) {
+            found = true;
+            break;
+        }
+        let c = rest[used];
+        used += 1;
+        if c == delim {
+            found = true;
+            break;
+        }
+        if c == b'\\' && !raw {
+            let Some(&n) = rest.get(used) else { break };
+            used += 1;
+            if n == b'\n' {
+                continue;
+            }
+            line.push(n);
+            quoted.push(true);
+            continue;
+        }
+        line.push(c);
+        quoted.push(false);
+    }
+    (line, quoted, found, used)
 }

@@ -1,9 +1,15 @@
 //! The engine of `base64`, `base32` and `basenc`: GNU's encodings, line wrapping, and
 //! decoding with GNU's partial output before "invalid input". Spends one step per 64
 //! bytes read.
+//!
+//! Both directions stream: input is taken as it comes and cut at whole groups (3 bytes
+//! for base64, 5 for base32, a 30 KiB block for z85; 4 or 8 characters decoding), and
+//! what is left of a group waits for the next chunk. Only base64url decoding holds more:
+//! GNU refuses a whole block of 5,600 characters that holds `+` or `/`.
 
 use data_encoding::{BASE32, BASE32HEX, BASE64, BASE64URL, HEXUPPER};
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::{quote_name, quote_str};
 use crate::builtins::Ctx;
@@ -89,6 +95,9 @@ static BITS: [u8; 256] = alphabet_table(b"01");
 /// over 8 MiB on 32-bit targets (the Worker's wasm32), so large inputs go in chunks.
 const CHUNK: usize = 15 * 65536;
 
+/// Input is taken in pieces of this many bytes, flushing output in between.
+const PIECE: usize = CHUNK / 16;
+
 fn by_chunks(encoding: &data_encoding::Encoding, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(
         encoding.encode_len(data.len().min(CHUNK)) * data.len().div_ceil(CHUNK).max(1),
@@ -99,9 +108,9 @@ fn by_chunks(encoding: &data_encoding::Encoding, data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Encodes `data` without line breaks. `Err` is GNU's message (z85 only), after the
-/// part GNU writes before it.
-pub fn encode(enc: Encoding, data: &[u8]) -> (Vec<u8>, Option<&'static str>) {
+/// Encodes `data` (whole groups but at the end) without line breaks. `Err` is GNU's
+/// message (z85 only), after the part GNU writes before it.
+fn encode(enc: Encoding, data: &[u8]) -> (Vec<u8>, Option<&'static str>) {
     let text = match enc {
         Encoding::Base64 => by_chunks(&BASE64, data),
         Encoding::Base64Url => by_chunks(&BASE64URL, data),
@@ -147,49 +156,234 @@ pub fn encode(enc: Encoding, data: &[u8]) -> (Vec<u8>, Option<&'static str>) {
     (text, None)
 }
 
-/// Decodes `text` as GNU does: newlines are ignored (with `ignore_garbage`, everything
-/// outside the alphabet), and on bad input the bytes decoded before it are kept. The
-/// flag says whether all of it was good.
-pub fn decode(enc: Encoding, text: &[u8], ignore_garbage: bool) -> (Vec<u8>, bool) {
-    let kept: Vec<u8>;
-    let mut text = if ignore_garbage {
-        kept = text.iter().copied().filter(|&b| enc.keeps(b)).collect();
-        &kept[..]
-    } else {
-        text
-    };
-    // GNU decodes base64url a block at a time, refusing a whole block that holds a
-    // character of the other base64 alphabet before decoding any of it.
-    let mut refused = false;
-    if enc == Encoding::Base64Url {
-        if let Some(bad) = text
-            .chunks(DECODE_BLOCK)
-            .position(|block| block.iter().any(|&b| b == b'+' || b == b'/'))
-        {
-            text = &text[..bad * DECODE_BLOCK];
-            refused = true;
+/// Encodes input fed in chunks, in lines of `width` characters (0: one line without a
+/// newline).
+pub struct Encoder {
+    enc: Encoding,
+    width: usize,
+    /// Characters on the current line.
+    column: usize,
+    /// Input bytes of an unfinished group.
+    group: Vec<u8>,
+}
+
+impl Encoder {
+    pub fn new(enc: Encoding, width: usize) -> Self {
+        Encoder {
+            enc,
+            width,
+            column: 0,
+            group: Vec::new(),
         }
     }
-    let mut clean: Vec<u8> = if memchr::memchr(b'\n', text).is_some() {
-        text.iter().copied().filter(|&b| b != b'\n').collect()
-    } else {
-        text.to_vec()
-    };
-    if refused {
-        // The characters of an unfinished group wait for the refused block.
-        clean.truncate(clean.len() - clean.len() % 4);
-    }
-    let mut out = Vec::with_capacity(clean.len() / 4 * 3 + 8);
-    let ok = match enc {
-        Encoding::Base64 | Encoding::Base64Url => decode64(enc.table(), &clean, &mut out),
-        Encoding::Base32 | Encoding::Base32Hex => decode32(enc.table(), &clean, &mut out),
-        Encoding::Base16 => decode16(&clean, &mut out),
-        Encoding::Base2Msbf | Encoding::Base2Lsbf => {
-            decode2(&clean, enc == Encoding::Base2Msbf, &mut out)
+
+    /// Input bytes encoded together: GNU's z85 encodes whole blocks of its reads (its
+    /// error for a length that is not a multiple of 4 comes after them).
+    fn group_len(&self) -> usize {
+        match self.enc {
+            Encoding::Base64 | Encoding::Base64Url => 3,
+            Encoding::Base32 | Encoding::Base32Hex => 5,
+            Encoding::Base16 | Encoding::Base2Msbf | Encoding::Base2Lsbf => 1,
+            Encoding::Z85 => ENCODE_BLOCK,
         }
-        Encoding::Z85 => decode85(&clean, &mut out),
-    };
-    (out, ok && !refused)
+    }
+
+    /// Encodes the whole groups of `data` after those waiting.
+    pub fn write(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
+        let n = self.group_len();
+        if !self.group.is_empty() {
+            let take = (n - self.group.len()).min(data.len());
+            self.group.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.group.len() < n {
+                return;
+            }
+            let group = std::mem::take(&mut self.group);
+            self.encode_into(&group, out);
+        }
+        let whole = data.len() - data.len() % n;
+        for piece in data[..whole].chunks(CHUNK) {
+            self.encode_into(piece, out);
+        }
+        self.group.extend_from_slice(&data[whole..]);
+    }
+
+    fn encode_into(&mut self, data: &[u8], out: &mut Vec<u8>) -> Option<&'static str> {
+        let (text, err) = encode(self.enc, data);
+        self.wrap(&text, out);
+        err
+    }
+
+    /// Writes `text` on, breaking lines at `width`.
+    fn wrap(&mut self, mut text: &[u8], out: &mut Vec<u8>) {
+        if self.width == 0 {
+            out.extend_from_slice(text);
+            return;
+        }
+        out.reserve(text.len() + text.len() / self.width + 1);
+        while !text.is_empty() {
+            let n = (self.width - self.column).min(text.len());
+            out.extend_from_slice(&text[..n]);
+            self.column += n;
+            text = &text[n..];
+            if self.column == self.width {
+                out.push(b'\n');
+                self.column = 0;
+            }
+        }
+    }
+
+    /// The input has ended: encodes the rest (with padding) and ends the line. `Err` is
+    /// GNU's message (z85 only): the line is left unfinished.
+    pub fn finish(&mut self, out: &mut Vec<u8>) -> Option<&'static str> {
+        let group = std::mem::take(&mut self.group);
+        let err = self.encode_into(&group, out);
+        if err.is_none() && self.column > 0 {
+            out.push(b'\n');
+        }
+        err
+    }
+}
+
+/// Decodes text as GNU does, fed in chunks: newlines are ignored (with `ignore_garbage`,
+/// everything outside the alphabet), and on bad input the bytes decoded before it are
+/// kept and the rest of the input is read but not decoded.
+pub struct Decoder {
+    enc: Encoding,
+    ignore_garbage: bool,
+    /// Characters of an unfinished group.
+    group: Vec<u8>,
+    /// base64url: the block of [`DECODE_BLOCK`] characters being gathered.
+    block: Vec<u8>,
+    failed: bool,
+}
+
+impl Decoder {
+    pub fn new(enc: Encoding, ignore_garbage: bool) -> Self {
+        Decoder {
+            enc,
+            ignore_garbage,
+            group: Vec::new(),
+            block: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// Characters in a group of the encoding.
+    fn group_len(&self) -> usize {
+        match self.enc {
+            Encoding::Base64 | Encoding::Base64Url => 4,
+            Encoding::Base32 | Encoding::Base32Hex => 8,
+            Encoding::Base16 => 2,
+            Encoding::Base2Msbf | Encoding::Base2Lsbf => 8,
+            Encoding::Z85 => 5,
+        }
+    }
+
+    /// Decodes `text` into `out` as far as whole groups go.
+    pub fn write(&mut self, text: &[u8], out: &mut Vec<u8>) {
+        if self.failed {
+            return;
+        }
+        let kept: Vec<u8>;
+        let text = if self.ignore_garbage {
+            kept = text
+                .iter()
+                .copied()
+                .filter(|&b| self.enc.keeps(b))
+                .collect();
+            &kept[..]
+        } else {
+            text
+        };
+        if self.enc != Encoding::Base64Url {
+            self.groups(text, out);
+            return;
+        }
+        // GNU decodes base64url a block at a time, refusing a whole block that holds a
+        // character of the other base64 alphabet before decoding any of it.
+        let mut text = text;
+        while !text.is_empty() && !self.failed {
+            let take = (DECODE_BLOCK - self.block.len()).min(text.len());
+            if self.block.is_empty() && take == DECODE_BLOCK {
+                self.url_block(&text[..take], out);
+            } else {
+                self.block.extend_from_slice(&text[..take]);
+                if self.block.len() == DECODE_BLOCK {
+                    let block = std::mem::take(&mut self.block);
+                    self.url_block(&block, out);
+                }
+            }
+            text = &text[take..];
+        }
+    }
+
+    fn url_block(&mut self, block: &[u8], out: &mut Vec<u8>) {
+        if block.iter().any(|&b| b == b'+' || b == b'/') {
+            // The characters of an unfinished group wait for the refused block.
+            self.group.clear();
+            self.failed = true;
+        } else {
+            self.groups(block, out);
+        }
+    }
+
+    /// Decodes the whole groups of `text` (newlines dropped) after those waiting.
+    fn groups(&mut self, text: &[u8], out: &mut Vec<u8>) {
+        let n = self.group_len();
+        let clean: Vec<u8>;
+        let mut text = if memchr::memchr(b'\n', text).is_some() {
+            clean = text.iter().copied().filter(|&b| b != b'\n').collect();
+            &clean[..]
+        } else {
+            text
+        };
+        if !self.group.is_empty() {
+            let take = (n - self.group.len()).min(text.len());
+            self.group.extend_from_slice(&text[..take]);
+            text = &text[take..];
+            if self.group.len() < n {
+                return;
+            }
+            let group = std::mem::take(&mut self.group);
+            if !self.decode(&group, out) {
+                return;
+            }
+        }
+        let whole = text.len() - text.len() % n;
+        if self.decode(&text[..whole], out) {
+            self.group.extend_from_slice(&text[whole..]);
+        }
+    }
+
+    /// Decodes `s` into `out`; `false` (and the decoder failed) on bad input.
+    fn decode(&mut self, s: &[u8], out: &mut Vec<u8>) -> bool {
+        let enc = self.enc;
+        let ok = match enc {
+            Encoding::Base64 | Encoding::Base64Url => decode64(enc.table(), s, out),
+            Encoding::Base32 | Encoding::Base32Hex => decode32(enc.table(), s, out),
+            Encoding::Base16 => decode16(s, out),
+            Encoding::Base2Msbf | Encoding::Base2Lsbf => {
+                decode2(s, enc == Encoding::Base2Msbf, out)
+            }
+            Encoding::Z85 => decode85(s, out),
+        };
+        self.failed |= !ok;
+        ok
+    }
+
+    /// The input has ended: decodes what is left; whether all of it was good.
+    pub fn finish(&mut self, out: &mut Vec<u8>) -> bool {
+        if !self.failed && self.enc == Encoding::Base64Url && !self.block.is_empty() {
+            let block = std::mem::take(&mut self.block);
+            self.url_block(&block, out);
+        }
+        if !self.failed && !self.group.is_empty() {
+            let group = std::mem::take(&mut self.group);
+            self.decode(&group, out);
+        }
+        !self.failed
+    }
 }
 
 fn decode64(t: &[u8; 256], s: &[u8], out: &mut Vec<u8>) -> bool {
@@ -352,25 +546,6 @@ fn decode85(s: &[u8], out: &mut Vec<u8>) -> bool {
     true
 }
 
-/// Writes `text` in lines of `width` characters (0: one line without a newline).
-pub fn write_wrapped(out: &mut Vec<u8>, text: &[u8], width: usize, complete: bool) {
-    if width == 0 {
-        out.extend_from_slice(text);
-        return;
-    }
-    out.reserve(text.len() + text.len() / width + 1);
-    let mut lines = text.chunks(width).peekable();
-    while let Some(line) = lines.next() {
-        out.extend_from_slice(line);
-        if lines.peek().is_some() || complete {
-            out.push(b'\n');
-        }
-    }
-    if !complete && !text.is_empty() && text.len().is_multiple_of(width) {
-        out.push(b'\n');
-    }
-}
-
 const SPEC_BASE: Spec = Spec {
     short: "diw:",
     long: &[
@@ -400,7 +575,11 @@ const SPEC_BASENC: Spec = Spec {
 };
 
 /// Runs `base64`, `base32` (`fixed` is their encoding) or `basenc` (`fixed` is `None`).
-pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], fixed: Option<Encoding>) -> Result<Status> {
+pub async fn run_tool(
+    ctx: &mut Ctx<'_>,
+    args: &[Vec<u8>],
+    fixed: Option<Encoding>,
+) -> Result<Status> {
     let prog = match fixed {
         Some(Encoding::Base32) => "base32",
         Some(_) => "base64",
@@ -459,7 +638,7 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], fixed: Option<Encoding>) ->
         .first()
         .cloned()
         .unwrap_or_else(|| b"-".to_vec());
-    let data = match ctx.open(&name)? {
+    let input = match ctx.open_stream(&name).await? {
         Ok(d) => d,
         Err(why) => {
             let msg = format!("{prog}: {}: {why}\n", quote_name(&name));
@@ -467,20 +646,31 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], fixed: Option<Encoding>) ->
             return Ok(1);
         }
     };
-    ctx.budget.spend_bytes(data.len())?;
-    if decoding {
-        let (bytes, ok) = decode(enc, &data, ignore);
-        ctx.stdout.extend_from_slice(&bytes);
-        if !ok {
-            ctx.stderr
-                .extend_from_slice(format!("{prog}: invalid input\n").as_bytes());
-            return Ok(1);
+    let mut read = ByteMeter::default();
+    let failure = if decoding {
+        let mut decoder = Decoder::new(enc, ignore);
+        while let Some(chunk) = input.read().await? {
+            for piece in chunk.chunks(PIECE) {
+                read.add(ctx.budget, piece.len())?;
+                decoder.write(piece, ctx.stdout);
+                ctx.flush_some().await?;
+            }
         }
-        return Ok(0);
-    }
-    let (text, err) = encode(enc, &data);
-    write_wrapped(ctx.stdout, &text, width, err.is_none());
-    if let Some(msg) = err {
+        read.finish(ctx.budget)?;
+        (!decoder.finish(ctx.stdout)).then_some("invalid input")
+    } else {
+        let mut encoder = Encoder::new(enc, width);
+        while let Some(chunk) = input.read().await? {
+            for piece in chunk.chunks(PIECE) {
+                read.add(ctx.budget, piece.len())?;
+                encoder.write(piece, ctx.stdout);
+                ctx.flush_some().await?;
+            }
+        }
+        read.finish(ctx.budget)?;
+        encoder.finish(ctx.stdout)
+    };
+    if let Some(msg) = failure {
         ctx.stderr
             .extend_from_slice(format!("{prog}: {msg}\n").as_bytes());
         return Ok(1);

@@ -1,6 +1,13 @@
 //! A deflate (RFC 1951) encoder that makes the same choices as GNU gzip at each level, so
 //! that `gzip -n` output is byte for byte GNU's. Spends one step per 64 bytes of input.
 //!
+//! It takes its input in chunks of any size ([`Deflate::write`], then [`Deflate::finish`])
+//! and gives out each block as soon as it is made. GNU reads its input in requests for
+//! the free part of the window (64 KiB at first, then about 32 KiB at a time) and every
+//! choice it makes depends on what those requests brought, so the encoder makes the same
+//! requests: it waits until a request can be met in full (or the input has ended) before
+//! it reads, and holds at most one request's worth of input besides the window.
+//!
 //! The algorithm is the classic one of gzip and zlib: a 64 KiB window sliding by 32 KiB,
 //! hash chains over 3-byte strings, greedy matching for levels 1-3 and lazy matching for
 //! 4-9 under the per-level limits, blocks of up to 32 Ki symbols (or shorter when the
@@ -293,9 +300,20 @@ impl Tree {
 }
 
 /// The state of one deflate stream.
-struct Deflater<'a> {
-    input: &'a [u8],
-    read: usize,
+pub struct Deflate {
+    /// Input given to [`Deflate::write`] and not yet read into the window.
+    pending: Vec<u8>,
+    /// How many of the pending bytes the window has taken.
+    pending_read: usize,
+    /// Whether [`Deflate::finish`] said the input has ended.
+    input_done: bool,
+    /// Whether the window has been read for the first time and the hash set up.
+    started: bool,
+    /// Whether the last block has been sent.
+    done: bool,
+    /// The match carried from one step to the next (the greedy and the lazy loop).
+    match_length: usize,
+    match_available: bool,
     eof: bool,
     level: usize,
     cfg: Config,
@@ -326,77 +344,135 @@ struct Deflater<'a> {
     bits: BitWriter,
 }
 
-/// Compresses `input` at `level` (1-9) into a raw deflate stream.
-pub fn deflate(input: &[u8], level: u32, budget: &mut Budget) -> Result<Vec<u8>> {
-    let level = (level as usize).clamp(1, 9);
-    let mut d = Deflater {
-        input,
-        read: 0,
-        eof: false,
-        level,
-        cfg: CONFIG[level],
-        window: vec![0; WINDOW_SIZE + MAX_MATCH],
-        prev: vec![0; WSIZE],
-        head: vec![0; HASH_SIZE],
-        ins_h: 0,
-        strstart: 0,
-        block_start: 0,
-        lookahead: 0,
-        match_start: 0,
-        prev_length: MIN_MATCH - 1,
-        syms: Vec::with_capacity(LIT_BUFSIZE),
-        matches: 0,
-        ltree: Tree::new(HEAP_SIZE),
-        dtree: Tree::new(2 * D_CODES + 1),
-        bltree: Tree::new(2 * BL_CODES + 1),
-        opt_len: 0,
-        static_len: 0,
-        heap: [0; HEAP_SIZE],
-        heap_len: 0,
-        heap_max: 0,
-        depth: [0; HEAP_SIZE],
-        bl_count: [0; MAX_BITS + 1],
-        bits: BitWriter {
-            out: Vec::with_capacity(input.len() / 2 + 64),
-            buf: 0,
-            used: 0,
-        },
-    };
-    d.init_block();
-    d.lm_init(budget)?;
-    if level <= 3 {
-        d.deflate_fast(budget)?;
-    } else {
-        d.deflate_lazy(budget)?;
-    }
-    d.bits.windup();
-    Ok(d.bits.out)
-}
-
-impl Deflater<'_> {
-    /// Reads up to `n` more bytes of input into the window at `at`.
-    fn read_buf(&mut self, at: usize, n: usize, budget: &mut Budget) -> Result<usize> {
-        let take = n.min(self.input.len() - self.read);
-        budget.spend_bytes(take)?;
-        self.window[at..at + take].copy_from_slice(&self.input[self.read..self.read + take]);
-        self.read += take;
-        Ok(take)
+impl Deflate {
+    /// A stream at `level` (1-9).
+    pub fn new(level: u32) -> Deflate {
+        let level = (level as usize).clamp(1, 9);
+        let mut d = Deflate {
+            pending: Vec::new(),
+            pending_read: 0,
+            input_done: false,
+            started: false,
+            done: false,
+            match_length: if level <= 3 { 0 } else { MIN_MATCH - 1 },
+            match_available: false,
+            eof: false,
+            level,
+            cfg: CONFIG[level],
+            window: vec![0; WINDOW_SIZE + MAX_MATCH],
+            prev: vec![0; WSIZE],
+            head: vec![0; HASH_SIZE],
+            ins_h: 0,
+            strstart: 0,
+            block_start: 0,
+            lookahead: 0,
+            match_start: 0,
+            prev_length: MIN_MATCH - 1,
+            syms: Vec::with_capacity(LIT_BUFSIZE),
+            matches: 0,
+            ltree: Tree::new(HEAP_SIZE),
+            dtree: Tree::new(2 * D_CODES + 1),
+            bltree: Tree::new(2 * BL_CODES + 1),
+            opt_len: 0,
+            static_len: 0,
+            heap: [0; HEAP_SIZE],
+            heap_len: 0,
+            heap_max: 0,
+            depth: [0; HEAP_SIZE],
+            bl_count: [0; MAX_BITS + 1],
+            bits: BitWriter {
+                out: Vec::new(),
+                buf: 0,
+                used: 0,
+            },
+        };
+        d.init_block();
+        d
     }
 
-    fn lm_init(&mut self, budget: &mut Budget) -> Result<()> {
-        self.lookahead = self.read_buf(0, WINDOW_SIZE, budget)?;
-        if self.lookahead == 0 {
-            self.eof = true;
+    /// Takes `data` in and compresses as far as it can; the finished blocks' bytes are
+    /// appended to `out`.
+    pub fn write(&mut self, data: &[u8], budget: &Budget, out: &mut Vec<u8>) -> Result<()> {
+        self.pending.extend_from_slice(data);
+        self.pump(budget, out)
+    }
+
+    /// The input has ended: compresses the rest and appends the last bytes to `out`.
+    pub fn finish(&mut self, budget: &Budget, out: &mut Vec<u8>) -> Result<()> {
+        self.input_done = true;
+        self.pump(budget, out)
+    }
+
+    /// Runs the loop of the level until it needs more input than it has, or to the end.
+    fn pump(&mut self, budget: &Budget, out: &mut Vec<u8>) -> Result<()> {
+        let r = self.steps(budget);
+        // Input read into the window goes; the rest is less than one read request.
+        let used = self.pending_read;
+        if used > 0 {
+            self.pending.drain(..used);
+            self.pending_read = 0;
+        }
+        if out.is_empty() {
+            std::mem::swap(out, &mut self.bits.out);
+        } else {
+            out.append(&mut self.bits.out);
+        }
+        r
+    }
+
+    fn steps(&mut self, budget: &Budget) -> Result<()> {
+        if self.done {
             return Ok(());
         }
-        while self.lookahead < MIN_LOOKAHEAD && !self.eof {
-            self.fill_window(budget)?;
+        loop {
+            while self.lookahead < MIN_LOOKAHEAD && !self.eof {
+                if !self.fill_window(budget)? {
+                    return Ok(());
+                }
+            }
+            if !self.started {
+                self.started = true;
+                self.ins_h = 0;
+                if self.lookahead > 0 {
+                    for j in 0..MIN_MATCH - 1 {
+                        self.update_hash(self.window[j]);
+                    }
+                }
+            }
+            if self.lookahead == 0 {
+                break;
+            }
+            if self.level <= 3 {
+                self.step_fast();
+            } else {
+                self.step_lazy();
+            }
         }
-        self.ins_h = 0;
-        for j in 0..MIN_MATCH - 1 {
-            self.update_hash(self.window[j]);
+        if self.level > 3 && self.match_available {
+            self.tally(0, self.window[self.strstart - 1] as usize);
         }
+        self.flush(true);
+        self.bits.windup();
+        self.done = true;
         Ok(())
+    }
+}
+
+impl Deflate {
+    /// Reads `n` more bytes of input into the window at `at`, as GNU's read of a file
+    /// does: all `n` unless the input ends first. `None` while the input given so far is
+    /// too short to tell.
+    fn read_buf(&mut self, at: usize, n: usize, budget: &Budget) -> Result<Option<usize>> {
+        let have = self.pending.len() - self.pending_read;
+        if have < n && !self.input_done {
+            return Ok(None);
+        }
+        let take = n.min(have);
+        budget.spend_bytes(take)?;
+        let from = self.pending_read;
+        self.window[at..at + take].copy_from_slice(&self.pending[from..from + take]);
+        self.pending_read += take;
+        Ok(Some(take))
     }
 
     #[inline]
@@ -414,7 +490,9 @@ impl Deflater<'_> {
         head
     }
 
-    fn fill_window(&mut self, budget: &mut Budget) -> Result<()> {
+    /// Slides the window when it is due and reads into its free part; `false` when that
+    /// must wait for more input (the slide is done, and is not due again on the retry).
+    fn fill_window(&mut self, budget: &Budget) -> Result<bool> {
         let mut more = WINDOW_SIZE - self.lookahead - self.strstart;
         if self.strstart >= WSIZE + MAX_DIST {
             self.window.copy_within(WSIZE..WINDOW_SIZE, 0);
@@ -441,7 +519,9 @@ impl Deflater<'_> {
         }
         if !self.eof {
             let at = self.strstart + self.lookahead;
-            let n = self.read_buf(at, more, budget)?;
+            let Some(n) = self.read_buf(at, more, budget)? else {
+                return Ok(false);
+            };
             if n == 0 {
                 self.eof = true;
                 // Keep bytes past the end out of the hashes.
@@ -450,7 +530,7 @@ impl Deflater<'_> {
                 self.lookahead += n;
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     fn longest_match(&mut self, mut cur_match: usize) -> usize {
@@ -533,111 +613,97 @@ impl Deflater<'_> {
         self.block_start = self.strstart as isize;
     }
 
-    fn deflate_fast(&mut self, budget: &mut Budget) -> Result<()> {
-        self.prev_length = MIN_MATCH - 1;
-        let mut match_length = 0usize;
-        while self.lookahead != 0 {
-            let hash_head = self.insert_string(self.strstart);
-            if hash_head != NIL
-                && self.strstart - hash_head <= MAX_DIST
-                && self.strstart <= WINDOW_SIZE - MIN_LOOKAHEAD
-            {
-                match_length = self.longest_match(hash_head);
-                if match_length > self.lookahead {
-                    match_length = self.lookahead;
-                }
+    /// One step of the greedy loop (levels 1-3): a match or a literal at `strstart`.
+    #[inline]
+    fn step_fast(&mut self) {
+        let mut match_length = self.match_length;
+        let hash_head = self.insert_string(self.strstart);
+        if hash_head != NIL
+            && self.strstart - hash_head <= MAX_DIST
+            && self.strstart <= WINDOW_SIZE - MIN_LOOKAHEAD
+        {
+            match_length = self.longest_match(hash_head);
+            if match_length > self.lookahead {
+                match_length = self.lookahead;
             }
-            let flush;
-            if match_length >= MIN_MATCH {
-                flush = self.tally(self.strstart - self.match_start, match_length - MIN_MATCH);
-                self.lookahead -= match_length;
-                if match_length <= self.cfg.lazy {
-                    match_length -= 1;
-                    while match_length != 0 {
-                        self.strstart += 1;
-                        self.insert_string(self.strstart);
-                        match_length -= 1;
-                    }
+        }
+        let flush;
+        if match_length >= MIN_MATCH {
+            flush = self.tally(self.strstart - self.match_start, match_length - MIN_MATCH);
+            self.lookahead -= match_length;
+            if match_length <= self.cfg.lazy {
+                match_length -= 1;
+                while match_length != 0 {
                     self.strstart += 1;
-                } else {
-                    self.strstart += match_length;
-                    match_length = 0;
-                    self.ins_h = self.window[self.strstart] as usize;
-                    self.update_hash(self.window[self.strstart + 1]);
+                    self.insert_string(self.strstart);
+                    match_length -= 1;
                 }
-            } else {
-                flush = self.tally(0, self.window[self.strstart] as usize);
-                self.lookahead -= 1;
                 self.strstart += 1;
+            } else {
+                self.strstart += match_length;
+                match_length = 0;
+                self.ins_h = self.window[self.strstart] as usize;
+                self.update_hash(self.window[self.strstart + 1]);
             }
+        } else {
+            flush = self.tally(0, self.window[self.strstart] as usize);
+            self.lookahead -= 1;
+            self.strstart += 1;
+        }
+        self.match_length = match_length;
+        if flush {
+            self.flush(false);
+        }
+    }
+
+    /// One step of the lazy loop (levels 4-9): the match at `strstart - 1` is taken only
+    /// when the one at `strstart` is no longer.
+    #[inline]
+    fn step_lazy(&mut self) {
+        let hash_head = self.insert_string(self.strstart);
+        self.prev_length = self.match_length;
+        let prev_match = self.match_start;
+        let mut match_length = MIN_MATCH - 1;
+        if hash_head != NIL
+            && self.prev_length < self.cfg.lazy
+            && self.strstart - hash_head <= MAX_DIST
+            && self.strstart <= WINDOW_SIZE - MIN_LOOKAHEAD
+        {
+            match_length = self.longest_match(hash_head);
+            if match_length > self.lookahead {
+                match_length = self.lookahead;
+            }
+            if match_length == MIN_MATCH && self.strstart - self.match_start > TOO_FAR {
+                match_length -= 1;
+            }
+        }
+        if self.prev_length >= MIN_MATCH && match_length <= self.prev_length {
+            let flush = self.tally(self.strstart - 1 - prev_match, self.prev_length - MIN_MATCH);
+            self.lookahead -= self.prev_length - 1;
+            let mut n = self.prev_length - 2;
+            while n != 0 {
+                self.strstart += 1;
+                self.insert_string(self.strstart);
+                n -= 1;
+            }
+            self.match_available = false;
+            match_length = MIN_MATCH - 1;
+            self.strstart += 1;
             if flush {
                 self.flush(false);
             }
-            while self.lookahead < MIN_LOOKAHEAD && !self.eof {
-                self.fill_window(budget)?;
+        } else if self.match_available {
+            if self.tally(0, self.window[self.strstart - 1] as usize) {
+                self.flush(false);
             }
+            self.strstart += 1;
+            self.lookahead -= 1;
+        } else {
+            self.match_available = true;
+            self.strstart += 1;
+            self.lookahead -= 1;
         }
-        self.flush(true);
-        Ok(())
-    }
-
-    fn deflate_lazy(&mut self, budget: &mut Budget) -> Result<()> {
-        let mut match_available = false;
-        let mut match_length = MIN_MATCH - 1;
-        while self.lookahead != 0 {
-            let hash_head = self.insert_string(self.strstart);
-            self.prev_length = match_length;
-            let prev_match = self.match_start;
-            match_length = MIN_MATCH - 1;
-            if hash_head != NIL
-                && self.prev_length < self.cfg.lazy
-                && self.strstart - hash_head <= MAX_DIST
-                && self.strstart <= WINDOW_SIZE - MIN_LOOKAHEAD
-            {
-                match_length = self.longest_match(hash_head);
-                if match_length > self.lookahead {
-                    match_length = self.lookahead;
-                }
-                if match_length == MIN_MATCH && self.strstart - self.match_start > TOO_FAR {
-                    match_length -= 1;
-                }
-            }
-            if self.prev_length >= MIN_MATCH && match_length <= self.prev_length {
-                let flush =
-                    self.tally(self.strstart - 1 - prev_match, self.prev_length - MIN_MATCH);
-                self.lookahead -= self.prev_length - 1;
-                let mut n = self.prev_length - 2;
-                while n != 0 {
-                    self.strstart += 1;
-                    self.insert_string(self.strstart);
-                    n -= 1;
-                }
-                match_available = false;
-                match_length = MIN_MATCH - 1;
-                self.strstart += 1;
-                if flush {
-                    self.flush(false);
-                }
-            } else if match_available {
-                if self.tally(0, self.window[self.strstart - 1] as usize) {
-                    self.flush(false);
-                }
-                self.strstart += 1;
-                self.lookahead -= 1;
-            } else {
-                match_available = true;
-                self.strstart += 1;
-                self.lookahead -= 1;
-            }
-            while self.lookahead < MIN_LOOKAHEAD && !self.eof {
-                self.fill_window(budget)?;
-            }
-        }
-        if match_available {
-            self.tally(0, self.window[self.strstart - 1] as usize);
-        }
-        self.flush(true);
-        Ok(())
+        self.match_length = match_length;
     }
 
     fn init_block(&mut self) {
@@ -738,7 +804,7 @@ enum TreeKind {
     Bl,
 }
 
-impl Deflater<'_> {
+impl Deflate {
     fn tree(&mut self, kind: TreeKind) -> &mut Tree {
         match kind {
             TreeKind::Lit => &mut self.ltree,

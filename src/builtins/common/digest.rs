@@ -1,5 +1,8 @@
 //! The `*sum` family (md5sum, sha1sum, sha2 sums, b2sum): hashing, GNU's output lines
 //! and `-c` checking. Spends one step per 64 bytes hashed, plus one per checked line.
+//!
+//! Input is hashed as it comes, in blocks of at most 64 KiB; a `-c` list is read whole
+//! (it is small), the files it names as streams.
 
 use crate::builtins::common::quote::quote_name;
 use blake2::digest::block_api::{Buffer, UpdateCore, VariableOutputCore};
@@ -7,11 +10,13 @@ use blake2::digest::block_buffer::BlockBuffer;
 use blake2::Blake2bVarCore;
 use sha2::Digest;
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
 
-/// Input is hashed in blocks of this size, spending steps before each.
+/// Input is hashed in blocks of at most this size, spending steps before each.
 const CHUNK: usize = 64 * 1024;
 
 /// A hash function of the family.
@@ -126,13 +131,17 @@ fn unreachable_size() -> Blake2bVarCore {
     }
 }
 
-/// Hashes `data`, spending a step per 64 bytes as it goes.
-pub fn hash(ctx: &mut Ctx<'_>, algo: Algo, data: &[u8]) -> Result<Vec<u8>> {
+/// Hashes `input` as it comes, spending a step per 64 bytes as it goes.
+pub async fn hash(ctx: &mut Ctx<'_>, algo: Algo, input: &Stdin) -> Result<Vec<u8>> {
     let mut h = Hasher::new(algo);
-    for chunk in data.chunks(CHUNK) {
-        ctx.budget.spend_bytes(chunk.len())?;
-        h.update(chunk);
+    let mut meter = ByteMeter::default();
+    while let Some(chunk) = input.read().await? {
+        for piece in chunk.chunks(CHUNK) {
+            meter.add(ctx.budget, piece.len())?;
+            h.update(piece);
+        }
     }
+    meter.finish(ctx.budget)?;
     Ok(h.finish())
 }
 
@@ -199,7 +208,7 @@ struct Options {
 }
 
 /// Runs a `*sum` tool: `base` is its algorithm (b2sum: 512-bit BLAKE2b unless `-l`).
-pub fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<Status> {
+pub async fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<Status> {
     let prog =
         String::from_utf8_lossy(args.first().map(|a| a.as_slice()).unwrap_or(b"sum")).into_owned();
     let spec = if matches!(base, Algo::Blake2b(_)) {
@@ -263,11 +272,11 @@ pub fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<Status
         operands.push(b"-".to_vec());
     }
     if o.check {
-        return check_all(ctx, &prog, &o, &operands);
+        return check_all(ctx, &prog, &o, &operands).await;
     }
     let mut status = 0;
     for name in &operands {
-        let data = match ctx.open(name)? {
+        let input = match ctx.open_stream(name).await? {
             Ok(d) => d,
             Err(why) => {
                 let shown = quote_name(name);
@@ -277,7 +286,7 @@ pub fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<Status
                 continue;
             }
         };
-        let digest = hash(ctx, o.algo, &data)?;
+        let digest = hash(ctx, o.algo, &input).await?;
         write_line(ctx.stdout, &o, name, &digest);
     }
     Ok(status)
@@ -394,11 +403,16 @@ struct Tally {
     proper: bool,
 }
 
-fn check_all(ctx: &mut Ctx<'_>, prog: &str, o: &Options, lists: &[Vec<u8>]) -> Result<Status> {
+async fn check_all(
+    ctx: &mut Ctx<'_>,
+    prog: &str,
+    o: &Options,
+    lists: &[Vec<u8>],
+) -> Result<Status> {
     let mut status = 0;
     for list_name in lists {
         let from_stdin = list_name == b"-";
-        let list = match ctx.open(list_name)? {
+        let list = match ctx.open(list_name).await? {
             Ok(d) => d,
             Err(why) => {
                 let shown = quote_name(list_name);
@@ -414,14 +428,14 @@ fn check_all(ctx: &mut Ctx<'_>, prog: &str, o: &Options, lists: &[Vec<u8>]) -> R
         } else {
             quote_name(list_name)
         };
-        if check_list(ctx, prog, o, &list, &shown_list, from_stdin)? != 0 {
+        if check_list(ctx, prog, o, &list, &shown_list, from_stdin).await? != 0 {
             status = 1;
         }
     }
     Ok(status)
 }
 
-fn check_list(
+async fn check_list(
     ctx: &mut Ctx<'_>,
     prog: &str,
     o: &Options,
@@ -459,7 +473,7 @@ fn check_list(
             continue;
         };
         t.proper = true;
-        let data = match ctx.open(&entry.name)? {
+        let input = match ctx.open_stream(&entry.name).await? {
             Ok(d) => d,
             Err(why) => {
                 if o.ignore_missing && why == "No such file or directory" {
@@ -476,7 +490,7 @@ fn check_list(
             }
         };
         t.matched_or_read = true;
-        let digest = hash(ctx, o.algo_for(&entry), &data)?;
+        let digest = hash(ctx, o.algo_for(&entry), &input).await?;
         if digest == entry.digest {
             if o.verbosity != Verbosity::Status && o.verbosity != Verbosity::Quiet {
                 write_result(ctx.stdout, &entry.name, b"OK");

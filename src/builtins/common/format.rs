@@ -2,7 +2,7 @@
 //! parsed once into [`Format`] (kept in an LRU in `ctx.caches`), then run over the
 //! arguments, reusing the format while arguments remain. `seq -f` shares it.
 //!
-//! Callers spend steps: [`run`] spends 1 per pass over the format and 1 per 64 bytes
+//! Callers spend steps: a [`Run`] spends 1 per pass over the format and 1 per 64 bytes
 //! written (up front for very wide fields).
 
 use std::collections::VecDeque;
@@ -384,7 +384,7 @@ impl FormatCache {
 }
 
 /// The parsed format for `fmt`, from the cache in `caches`.
-pub fn cached(caches: &mut Caches, fmt: &[u8], escapes: bool) -> Rc<Format> {
+pub fn cached(caches: &Caches, fmt: &[u8], escapes: bool) -> Rc<Format> {
     caches.get::<FormatCache>().get(fmt, escapes)
 }
 
@@ -392,7 +392,7 @@ pub fn cached(caches: &mut Caches, fmt: &[u8], escapes: bool) -> Rc<Format> {
 pub struct Sink<'a> {
     pub out: &'a mut Vec<u8>,
     pub err: &'a mut Vec<u8>,
-    pub budget: &'a mut Budget,
+    pub budget: &'a Budget,
     /// The tool's name for messages (`printf`).
     pub prog: &'a str,
 }
@@ -413,37 +413,52 @@ enum Pass {
     Fatal,
 }
 
-/// Runs `format` over `args` as GNU printf does: the format is reused while arguments
-/// remain; returns the exit status (1 after any warning or error).
-pub fn run(format: &Format, args: &[Vec<u8>], sink: &mut Sink<'_>) -> Result<i32> {
-    let mut st = State {
-        args,
-        next: 0,
-        status: 0,
-    };
-    loop {
+/// A run of `format` over `args` as GNU printf does: the format is reused while
+/// arguments remain. It goes a pass at a time, so that the caller can hand the output
+/// on between passes.
+pub struct Run<'f, 'a> {
+    format: &'f Format,
+    st: State<'a>,
+}
+
+impl<'f, 'a> Run<'f, 'a> {
+    pub fn new(format: &'f Format, args: &'a [Vec<u8>]) -> Self {
+        Run {
+            format,
+            st: State {
+                args,
+                next: 0,
+                status: 0,
+            },
+        }
+    }
+
+    /// One pass over the format; `Some(status)` once the run is over (1 after any
+    /// warning or error).
+    pub fn pass(&mut self, sink: &mut Sink<'_>) -> Result<Option<i32>> {
+        let st = &mut self.st;
         let before_args = st.next;
         let before_out = sink.out.len();
         sink.budget.spend(1)?;
-        let end = st.pass(format, sink)?;
+        let end = st.pass(self.format, sink)?;
         sink.budget.spend_bytes(sink.out.len() - before_out)?;
         match end {
             // GNU exits successfully at `\c`, whatever it complained about before.
-            Pass::Stop => return Ok(0),
-            Pass::Fatal => return Ok(1),
+            Pass::Stop => return Ok(Some(0)),
+            Pass::Fatal => return Ok(Some(1)),
             Pass::Done => {}
         }
-        if st.next >= args.len() {
-            break;
+        if st.next >= st.args.len() {
+            return Ok(Some(st.status));
         }
         if st.next == before_args {
             let mut msg = b"warning: ignoring excess arguments, starting with ".to_vec();
-            msg.extend_from_slice(&quote(&args[st.next]));
+            msg.extend_from_slice(&quote(&st.args[st.next]));
             sink.warn(&msg);
-            break;
+            return Ok(Some(st.status));
         }
+        Ok(None)
     }
-    Ok(st.status)
 }
 
 struct State<'a> {

@@ -2,18 +2,39 @@
 //! (for stdin: no name, mtime 0, XFL 2 for -9 and 4 for -1, OS 3), byte-identical
 //! compression through [`deflate`](super::deflate), and decompression of any gzip stream
 //! with GNU's handling of several members, trailing zeros and garbage, and its messages.
-//! Spends one step per 64 bytes read or written.
+//! Spends one step per 64 bytes read or written: compressing, per read of the window and
+//! over the whole output; decompressing, over each member's compressed and decompressed
+//! bytes together.
+//!
+//! Both directions stream: input is read as it comes and output handed on as it is made.
+//! Compressing holds the window and one read request; decompressing holds the compressed
+//! input of the deflate block being decoded (to find where GNU stops on a cut stream, see
+//! [`inflate_eof`]) and the last [`HOLD_BACK`] bytes of output, which GNU may not write.
 //!
 //! There is no file system: operands are `-` (stdin) and URLs, whose output goes to
 //! stdout as with `-c`; any other name is a missing file.
 
 use flate2::{Crc, Decompress, FlushDecompress, Status as ZStatus};
 
+use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, Arg, Spec};
-use crate::builtins::common::deflate::deflate;
+use crate::builtins::common::deflate::Deflate;
 use crate::builtins::common::inflate_eof;
 use crate::builtins::{as_url, Ctx};
 use crate::error::{Result, Status};
+use crate::stream::Stdin;
+
+/// Input is compressed in pieces of at most this many bytes, flushing in between.
+const PIECE: usize = 64 * 1024;
+
+/// Decompressed bytes kept back until more follow: on a cut stream GNU stops up to a few
+/// symbols (each at most 258 bytes, in less than the 16 bits of its largest read) before
+/// the last one flate2 decodes.
+const HOLD_BACK: usize = 16 * 1024;
+
+/// Compressed input of a member kept for [`inflate_eof`] before it is walked to the start
+/// of the current block and cut there.
+const KEEP_COMPRESSED: usize = 1024 * 1024;
 
 /// How a tool was called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +95,7 @@ fn worse(a: Status, b: Status) -> Status {
     }
 }
 
-pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Status> {
+pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Status> {
     // GNU's gunzip and zcat are scripts that run gzip: every message says "gzip".
     let prog = "gzip";
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
@@ -150,7 +171,7 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
             status = worse(status, 1);
             continue;
         }
-        let data = match ctx.open(name)? {
+        let stream = match ctx.open_stream(name).await? {
             Ok(d) => d,
             Err(why) => {
                 let text = format!("{prog}: {shown}: {why}\n");
@@ -159,17 +180,16 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
                 continue;
             }
         };
+        let mut input = Input::new(&stream);
         let s = if o.list {
-            list(ctx, prog, &shown, &data, &o, &mut list_header)?
+            list(ctx, prog, &shown, &mut input, &o, &mut list_header).await?
         } else if o.decompress || o.test {
-            decompress_all(ctx, prog, &shown, &data, &o, &mut (0, 0, false))?
+            decompress_all(ctx, prog, &shown, &mut input, &o).await?.0
         } else {
-            let out = compress(&data, o.level, ctx)?;
-            ctx.budget.spend_bytes(out.len())?;
-            ctx.stdout.extend_from_slice(&out);
+            let (read, wrote) = compress(ctx, &stream, o.level).await?;
             if o.verbose {
                 // The saving, counting neither the 10-byte header nor the 8-byte trailer.
-                let ratio = ratio_text(out.len().saturating_sub(18) as u64, data.len() as u64);
+                let ratio = ratio_text(wrote.saturating_sub(18), read);
                 ctx.stderr
                     .extend_from_slice(format!("{ratio}\n").as_bytes());
             }
@@ -184,28 +204,132 @@ pub fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Statu
     Ok(status)
 }
 
-/// A whole gzip member for `data`, as GNU gzip writes it for stdin.
-pub fn compress(data: &[u8], level: u32, ctx: &mut Ctx<'_>) -> Result<Vec<u8>> {
-    let body = deflate(data, level, ctx.budget)?;
+/// Compresses `input` into one gzip member, as GNU gzip writes it for stdin.
+/// Returns the bytes read and written.
+async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, level: u32) -> Result<(u64, u64)> {
     let xfl = match level {
         1 => 4,
         9 => 2,
         _ => 0,
     };
-    let mut out = Vec::with_capacity(body.len() + 18);
-    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 3]);
-    out.extend_from_slice(&body);
+    let mut written = ByteMeter::default();
+    let (mut read, mut wrote) = (0u64, 0u64);
+    let mut emit = |ctx: &mut Ctx<'_>, from: usize| {
+        wrote += (ctx.stdout.len() - from) as u64;
+        written.add(ctx.budget, ctx.stdout.len() - from)
+    };
+    let from = ctx.stdout.len();
+    ctx.stdout
+        .extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 3]);
+    emit(ctx, from)?;
+    let mut deflate = Deflate::new(level);
     let mut crc = Crc::new();
-    crc.update(data);
-    out.extend_from_slice(&crc.sum().to_le_bytes());
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    Ok(out)
+    while let Some(chunk) = input.read().await? {
+        read += chunk.len() as u64;
+        for piece in chunk.chunks(PIECE) {
+            crc.update(piece);
+            let from = ctx.stdout.len();
+            deflate.write(piece, ctx.budget, ctx.stdout)?;
+            emit(ctx, from)?;
+            ctx.flush_some().await?;
+        }
+    }
+    let from = ctx.stdout.len();
+    deflate.finish(ctx.budget, ctx.stdout)?;
+    ctx.stdout.extend_from_slice(&crc.sum().to_le_bytes());
+    ctx.stdout.extend_from_slice(&crc.amount().to_le_bytes());
+    emit(ctx, from)?;
+    written.finish(ctx.budget)?;
+    Ok((read, wrote))
+}
+
+/// The compressed input of one operand, read as it is needed.
+struct Input<'s> {
+    stream: &'s Stdin,
+    buf: Vec<u8>,
+    pos: usize,
+    ended: bool,
+    /// Bytes taken from the stream so far.
+    total: u64,
+}
+
+impl<'s> Input<'s> {
+    fn new(stream: &'s Stdin) -> Self {
+        Input {
+            stream,
+            buf: Vec::new(),
+            pos: 0,
+            ended: false,
+            total: 0,
+        }
+    }
+
+    /// The bytes at hand.
+    fn avail(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+
+    /// Reads until `n` bytes are at hand; `false` when the stream ends first.
+    async fn fill(&mut self, n: usize) -> Result<bool> {
+        while self.buf.len() - self.pos < n {
+            if self.ended {
+                return Ok(false);
+            }
+            let Some(chunk) = self.stream.read().await? else {
+                self.ended = true;
+                continue;
+            };
+            self.total += chunk.len() as u64;
+            if self.pos == self.buf.len() {
+                self.buf = chunk;
+            } else {
+                self.buf.drain(..self.pos);
+                self.buf.extend_from_slice(&chunk);
+            }
+            self.pos = 0;
+        }
+        Ok(true)
+    }
+
+    /// Drops `n` bytes; `false` when the stream ends first.
+    async fn skip(&mut self, mut n: usize) -> Result<bool> {
+        loop {
+            let here = n.min(self.avail().len());
+            self.consume(here);
+            n -= here;
+            if n == 0 {
+                return Ok(true);
+            }
+            if !self.fill(1).await? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Drops the bytes up to and with the next NUL; `false` when the stream ends first.
+    async fn skip_past_nul(&mut self) -> Result<bool> {
+        loop {
+            if let Some(z) = memchr::memchr(0, self.avail()) {
+                self.consume(z + 1);
+                return Ok(true);
+            }
+            let all = self.avail().len();
+            self.consume(all);
+            if !self.fill(1).await? {
+                return Ok(false);
+            }
+        }
+    }
 }
 
 /// How decoding one member ended.
 enum Member {
-    /// A good member that used `used` bytes of input, `header` of them its header.
-    Ok { used: usize, header: usize },
+    /// A good member; its header was `header` bytes, its trailer said `size`.
+    Ok { header: usize, size: u32 },
     /// An error with GNU's words, after the output it had made.
     Bad(&'static str),
 }
@@ -217,119 +341,252 @@ const FEXTRA: u8 = 0x04;
 const FNAME: u8 = 0x08;
 const FCOMMENT: u8 = 0x10;
 
-/// Decodes the member at the start of `data` (whose magic has been checked) into `out`.
-fn member(ctx: &mut Ctx<'_>, data: &[u8], out: &mut Vec<u8>) -> Result<Member> {
+/// Decompressed bytes on their way to stdout (none with `-t`), the last [`HOLD_BACK`]
+/// of them kept until more follow.
+struct Output {
+    held: Vec<u8>,
+    written: u64,
+    test: bool,
+}
+
+impl Output {
+    async fn put(&mut self, ctx: &mut Ctx<'_>, bytes: &[u8]) -> Result<()> {
+        self.held.extend_from_slice(bytes);
+        if self.held.len() >= HOLD_BACK + PIECE {
+            let n = self.held.len() - HOLD_BACK;
+            self.release(ctx, n).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes `n` of the held bytes.
+    async fn release(&mut self, ctx: &mut Ctx<'_>, n: usize) -> Result<()> {
+        let n = n.min(self.held.len());
+        if !self.test {
+            ctx.stdout.extend_from_slice(&self.held[..n]);
+        }
+        self.held.drain(..n);
+        self.written += n as u64;
+        ctx.flush_some().await
+    }
+
+    /// Writes the held bytes so that `total` have been written in all (at least those
+    /// already written).
+    async fn release_to(&mut self, ctx: &mut Ctx<'_>, total: u64) -> Result<()> {
+        let n = total.saturating_sub(self.written);
+        self.release(ctx, usize::try_from(n).unwrap_or(usize::MAX))
+            .await?;
+        self.held.clear();
+        Ok(())
+    }
+
+    async fn release_all(&mut self, ctx: &mut Ctx<'_>) -> Result<()> {
+        self.release(ctx, self.held.len()).await
+    }
+}
+
+/// A member's compressed input from the start of the deflate block being decoded: what
+/// [`inflate_eof`] needs to tell where GNU stops if the stream is cut.
+struct Kept {
+    bytes: Vec<u8>,
+    /// The bit of `bytes` the block starts at.
+    bit: usize,
+    /// Bytes decompressed before that block.
+    out: u64,
+    /// Walk again once this much is kept.
+    walk_at: usize,
+    /// The walk gave up (a stream bad in a way it does not follow).
+    lost: bool,
+}
+
+impl Kept {
+    fn new() -> Self {
+        Kept {
+            bytes: Vec::new(),
+            bit: 0,
+            out: 0,
+            walk_at: KEEP_COMPRESSED,
+            lost: false,
+        }
+    }
+
+    fn add(&mut self, bytes: &[u8]) {
+        if self.lost {
+            return;
+        }
+        if self.bytes.capacity() < self.walk_at {
+            // Room for what is kept before the next walk, not twice that.
+            self.bytes
+                .reserve_exact(self.walk_at + PIECE - self.bytes.len());
+        }
+        self.bytes.extend_from_slice(bytes);
+        if self.bytes.len() >= self.walk_at {
+            match inflate_eof::walk(&self.bytes, self.bit) {
+                Some(w) => {
+                    let cut = w.block_bit / 8;
+                    self.bytes.drain(..cut);
+                    self.bit = w.block_bit % 8;
+                    self.out += w.block_out as u64;
+                    self.walk_at = self.bytes.len() + KEEP_COMPRESSED;
+                }
+                None => {
+                    self.lost = true;
+                    self.bytes = Vec::new();
+                }
+            }
+        }
+    }
+
+    /// The bytes GNU writes of a member cut here, or `None` when the walk cannot tell.
+    fn gnu_output_len(&self) -> Option<u64> {
+        if self.lost {
+            return None;
+        }
+        inflate_eof::walk(&self.bytes, self.bit).map(|w| self.out + w.out as u64)
+    }
+}
+
+/// Decodes the member at the head of `input` (whose magic has been checked).
+async fn member(ctx: &mut Ctx<'_>, input: &mut Input<'_>, out: &mut Output) -> Result<Member> {
     const EOF: &str = "unexpected end of file";
     // GNU checks each header byte as it reads it: the method, then the flags.
-    match data.get(2) {
+    let whole = input.fill(10).await?;
+    match input.avail().get(2) {
         Some(8) => {}
         Some(_) => return Ok(Member::Bad("unknown method")),
         None => return Ok(Member::Bad(EOF)),
     }
-    let flags = data.get(3).copied().unwrap_or(0);
+    let flags = input.avail().get(3).copied().unwrap_or(0);
     if flags & FENCRYPTED != 0 {
         return Ok(Member::Bad("encrypted"));
     }
     if flags & FTEXT_MASK_RESERVED != 0 {
         return Ok(Member::Bad("unsupported flags"));
     }
-    if data.len() < 10 {
+    if !whole {
         return Ok(Member::Bad(EOF));
     }
-    let mut pos = 10;
+    let start = input.total - input.avail().len() as u64;
+    input.consume(10);
     if flags & FEXTRA != 0 {
-        let Some(len) = data.get(pos..pos + 2) else {
+        if !input.fill(2).await? {
             return Ok(Member::Bad(EOF));
-        };
-        pos += 2 + u16::from_le_bytes([len[0], len[1]]) as usize;
+        }
+        let len = u16::from_le_bytes([input.avail()[0], input.avail()[1]]) as usize;
+        input.consume(2);
+        if !input.skip(len).await? {
+            return Ok(Member::Bad(EOF));
+        }
     }
     for flag in [FNAME, FCOMMENT] {
-        if flags & flag != 0 {
-            match data.get(pos..).and_then(|d| memchr::memchr(0, d)) {
-                Some(z) => pos += z + 1,
-                None => return Ok(Member::Bad(EOF)),
-            }
+        if flags & flag != 0 && !input.skip_past_nul().await? {
+            return Ok(Member::Bad(EOF));
         }
     }
-    if flags & FHCRC != 0 {
-        pos += 2;
-    }
-    if pos > data.len() {
+    if flags & FHCRC != 0 && !input.skip(2).await? {
         return Ok(Member::Bad(EOF));
     }
-    let start = out.len();
+    let header = (input.total - input.avail().len() as u64 - start) as usize;
+    // The bytes written and held before this member.
+    let before = out.written + out.held.len() as u64;
     let mut z = Decompress::new(false);
-    let body = &data[pos..];
+    let mut crc = Crc::new();
+    let mut steps = ByteMeter::default();
+    let mut kept = Kept::new();
+    let mut made = Vec::with_capacity(PIECE);
     let mut stalled = false;
     loop {
-        let before_in = z.total_in() as usize;
-        let before_out = out.len();
-        if out.capacity() - out.len() < 32 * 1024 {
-            out.reserve(64 * 1024);
+        if input.avail().is_empty() {
+            input.fill(1).await?;
         }
-        let res = z.decompress_vec(&body[before_in..], out, FlushDecompress::None);
-        let made = out.len() - before_out;
-        let used = z.total_in() as usize - before_in;
-        ctx.budget.spend_bytes(made + used)?;
+        let body = input.avail();
+        let before_in = z.total_in();
+        made.clear();
+        let res = z.decompress_vec(body, &mut made, FlushDecompress::None);
+        let used = (z.total_in() - before_in) as usize;
+        kept.add(&body[..used]);
+        input.consume(used);
+        steps.add(ctx.budget, made.len() + used)?;
+        crc.update(&made);
+        out.put(ctx, &made).await?;
         match res {
             Ok(ZStatus::StreamEnd) => break,
-            Ok(_) => {
-                if used == 0 && made == 0 {
-                    if z.total_in() as usize >= body.len() || stalled {
-                        // GNU stops a little earlier than flate2 on a cut stream.
-                        if let Some(n) = inflate_eof::gnu_output_len(body) {
-                            out.truncate(start + n.min(out.len() - start));
-                        }
-                        return Ok(Member::Bad(EOF));
-                    }
-                    // No progress before the end of the input: give more room, once.
-                    stalled = true;
-                    out.reserve(256 * 1024);
-                } else {
+            Ok(_) if used == 0 && made.is_empty() => {
+                // No progress: it needs more input than is at hand, or the stream is cut.
+                let at_hand = input.avail().len();
+                if input.fill(at_hand + 1).await? {
                     stalled = false;
+                } else if stalled || at_hand == 0 {
+                    steps.finish(ctx.budget)?;
+                    kept.add(input.avail());
+                    let member_made = out.written + out.held.len() as u64 - before;
+                    match kept.gnu_output_len() {
+                        Some(n) => out.release_to(ctx, before + n.min(member_made)).await?,
+                        None => out.release_all(ctx).await?,
+                    }
+                    return Ok(Member::Bad(EOF));
+                } else {
+                    stalled = true;
                 }
             }
-            Err(_) => return Ok(Member::Bad("invalid compressed data--format violated")),
+            Ok(_) => stalled = false,
+            Err(_) => {
+                steps.finish(ctx.budget)?;
+                out.release_all(ctx).await?;
+                return Ok(Member::Bad("invalid compressed data--format violated"));
+            }
         }
     }
-    let end = pos + z.total_in() as usize;
-    let Some(trailer) = data.get(end..end + 8) else {
+    steps.finish(ctx.budget)?;
+    out.release_all(ctx).await?;
+    if !input.fill(8).await? {
         return Ok(Member::Bad(EOF));
-    };
-    let mut crc = Crc::new();
-    crc.update(&out[start..]);
-    let want_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-    let want_len = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+    }
+    let t = &input.avail()[..8];
+    let want_crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+    let want_len = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+    input.consume(8);
     if crc.sum() != want_crc {
         return Ok(Member::Bad("invalid compressed data--crc error"));
     }
-    if (out.len() - start) as u32 != want_len {
+    if crc.amount() != want_len {
         return Ok(Member::Bad("invalid compressed data--length error"));
     }
     Ok(Member::Ok {
-        used: end + 8,
-        header: pos,
+        header,
+        size: want_len,
     })
 }
 
-fn decompress_all(
+/// What [`decompress_all`] found besides the status: the members, the header length of
+/// the last one, whether anything followed them, and the last one's stated size.
+#[derive(Default)]
+struct Found {
+    members: usize,
+    header_len: usize,
+    trailing: bool,
+    last_size: u32,
+}
+
+async fn decompress_all(
     ctx: &mut Ctx<'_>,
     prog: &str,
     shown: &str,
-    data: &[u8],
+    input: &mut Input<'_>,
     o: &Options,
-    info: &mut (usize, usize, bool),
-) -> Result<Status> {
-    let mut out = Vec::new();
-    let mut pos = 0;
+) -> Result<(Status, Found)> {
+    let mut out = Output {
+        held: Vec::new(),
+        written: 0,
+        test: o.test,
+    };
+    let mut found = Found::default();
     let mut first = true;
     let mut status = 0;
     let mut message: Option<String> = None;
-    let mut members = 0usize;
-    let mut trailing = false;
-    let mut header_len = 0usize;
     loop {
-        let rest = &data[pos..];
+        input.fill(2).await?;
+        let rest = input.avail();
         if !first && rest.is_empty() {
             break;
         }
@@ -337,10 +594,20 @@ fn decompress_all(
         if !magic_ok {
             if o.force {
                 // gzip -df passes what is not gzip through unchanged, trailing bytes too.
-                if !o.test {
-                    ctx.budget.spend_bytes(rest.len())?;
-                    out.extend_from_slice(rest);
+                let mut passed = ByteMeter::default();
+                loop {
+                    let n = input.avail().len();
+                    if !o.test {
+                        passed.add(ctx.budget, n)?;
+                        out.put(ctx, input.avail()).await?;
+                    }
+                    input.consume(n);
+                    if !input.fill(1).await? {
+                        break;
+                    }
                 }
+                passed.finish(ctx.budget)?;
+                out.release_all(ctx).await?;
                 break;
             }
             let why = if first {
@@ -351,8 +618,8 @@ fn decompress_all(
                 }
             } else if rest.len() == 1 && rest[0] != 0 {
                 "unexpected end of file"
-            } else if rest.iter().all(|&b| b == 0) {
-                trailing = true;
+            } else if all_zeros(input).await? {
+                found.trailing = true;
                 if o.verbose {
                     message = Some(format!(
                         "\n{prog}: {shown}: decompression OK, trailing zero bytes ignored\n"
@@ -361,7 +628,7 @@ fn decompress_all(
                 }
                 break;
             } else {
-                trailing = true;
+                found.trailing = true;
                 if !o.quiet {
                     message = Some(format!(
                         "\n{prog}: {shown}: decompression OK, trailing garbage ignored\n"
@@ -374,21 +641,28 @@ fn decompress_all(
             status = 1;
             break;
         }
-        match member(ctx, rest, &mut out)? {
-            Member::Ok { used, header } => {
-                pos += used;
-                members += 1;
-                header_len = header;
+        let (method, flags) = (rest.get(2).copied(), rest.get(3).copied());
+        match member(ctx, input, &mut out).await? {
+            Member::Ok { header, size } => {
+                found.members += 1;
+                found.header_len = header;
+                found.last_size = size;
             }
             Member::Bad(why) => {
                 // GNU starts a line of its own only for errors inside the data.
                 let why = match why {
                     "unknown method" => {
-                        format!("{shown}: unknown method {} -- not supported", rest[2])
+                        format!(
+                            "{shown}: unknown method {} -- not supported",
+                            method.unwrap_or(0)
+                        )
                     }
                     "encrypted" => format!("{shown} is encrypted -- not supported"),
                     "unsupported flags" => {
-                        format!("{shown} has flags 0x{:x} -- not supported", rest[3])
+                        format!(
+                            "{shown} has flags 0x{:x} -- not supported",
+                            flags.unwrap_or(0)
+                        )
                     }
                     w => format!("\n{prog}: {shown}: {w}"),
                 };
@@ -404,27 +678,36 @@ fn decompress_all(
         }
         first = false;
     }
-    *info = (members, header_len, trailing);
-    if !o.test {
-        ctx.stdout.extend_from_slice(&out);
-    }
     if let Some(m) = message {
         ctx.stderr.extend_from_slice(m.as_bytes());
     }
     if o.test && o.verbose && status != 1 {
         ctx.stderr.extend_from_slice(b" OK\n");
     }
-    Ok(status)
+    Ok((status, found))
+}
+
+/// Whether the rest of the input is zeros, read to its end.
+async fn all_zeros(input: &mut Input<'_>) -> Result<bool> {
+    let mut zeros = true;
+    loop {
+        let n = input.avail().len();
+        zeros = zeros && input.avail().iter().all(|&b| b == 0);
+        input.consume(n);
+        if !input.fill(1).await? {
+            return Ok(zeros);
+        }
+    }
 }
 
 /// `gzip -l`: GNU reads a pipe through (so a bad stream fails as with `-t`), then shows
 /// the size in the last trailer; the header and trailer are not counted as compressed
 /// data for a single member (GNU counts them for several).
-fn list(
+async fn list(
     ctx: &mut Ctx<'_>,
     prog: &str,
     shown: &str,
-    data: &[u8],
+    input: &mut Input<'_>,
     o: &Options,
     header_done: &mut bool,
 ) -> Result<Status> {
@@ -433,24 +716,19 @@ fn list(
         force: false,
         ..*o
     };
-    let mut info = (0, 0, false);
-    let status = decompress_all(ctx, prog, shown, data, &test, &mut info)?;
-    if status == 1 || info.2 {
+    let (status, found) = decompress_all(ctx, prog, shown, input, &test).await?;
+    if status == 1 || found.trailing {
         // GNU lists nothing for a stream with anything after its last member.
         return Ok(status);
     }
-    let n = data.len();
-    let uncompressed = match data.get(n.saturating_sub(4)..) {
-        Some(t) if n >= 4 => u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as u64,
-        _ => 0,
-    };
-    let (members, header_len, _) = info;
-    let overhead = if members == 1 {
-        header_len as u64 + 8
+    // The stream ends with the last member's trailer: its size is the last 4 bytes.
+    let uncompressed = found.last_size as u64;
+    let overhead = if found.members == 1 {
+        found.header_len as u64 + 8
     } else {
         0
     };
-    let compressed = n as u64;
+    let compressed = input.total;
     if !*header_done {
         ctx.stdout.extend_from_slice(
             b"         compressed        uncompressed  ratio uncompressed_name\n",
@@ -511,7 +789,7 @@ mod tests {
         assert_eq!((r.status, r.stdout_str()), (2, "hello".into()));
         assert_eq!(
             r.stderr_str(),
-            "gzip: stdin: decompression OK, trailing garbage ignored\n"
+            "\ngzip: stdin: decompression OK, trailing garbage ignored\n"
         );
         let r = run(&["gzip", "-d"], &hello[..15]).unwrap();
         assert_eq!(r.status, 1);

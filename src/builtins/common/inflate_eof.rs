@@ -226,14 +226,16 @@ impl Bits<'_> {
     fn need(&self, n: u32) -> bool {
         self.pos + n as usize <= self.data.len() * 8
     }
+    /// The next `n` bits (at most 16); bits past the end read as zeros.
     fn peek(&self, n: u32) -> usize {
-        let mut v = 0usize;
-        for i in 0..n as usize {
-            let p = self.pos + i;
-            let bit = self.data.get(p / 8).map_or(0, |b| (b >> (p % 8)) & 1);
-            v |= (bit as usize) << i;
+        let at = self.pos / 8;
+        let mut word = [0u8; 8];
+        if let Some(rest) = self.data.get(at..) {
+            let k = rest.len().min(8);
+            word[..k].copy_from_slice(&rest[..k]);
         }
-        v
+        let v = u64::from_le_bytes(word) >> (self.pos % 8);
+        (v & ((1u64 << n) - 1)) as usize
     }
     fn take(&mut self, n: u32) -> usize {
         let v = self.peek(n);
@@ -262,26 +264,49 @@ fn decode(bits: &mut Bits<'_>, t: &Tables) -> Option<Entry> {
 /// The number of bytes GNU gzip writes from the truncated raw deflate stream `data`
 /// before it stops, or `None` when the stream is bad in a way this does not follow.
 pub fn gnu_output_len(data: &[u8]) -> Option<usize> {
-    let mut b = Bits { data, pos: 0 };
+    walk(data, 0).map(|w| w.out)
+}
+
+/// Where [`walk`] stopped: the bytes GNU writes, and where the block it stopped in begins
+/// (its first bit, and the bytes written before it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Walk {
+    pub out: usize,
+    pub block_bit: usize,
+    pub block_out: usize,
+}
+
+/// Follows a raw deflate stream from bit `start` (which must begin a block) as GNU does,
+/// until it ends or the input does. A stream read as it comes can keep just the input from
+/// the start of the block the walk stopped in, and walk again from there later.
+pub fn walk(data: &[u8], start: usize) -> Option<Walk> {
+    let mut b = Bits { data, pos: start };
     let mut out = 0usize;
+    let mut block: (usize, usize);
+    let stop = |out: usize, block: (usize, usize)| Walk {
+        out,
+        block_bit: block.0,
+        block_out: block.1,
+    };
     loop {
+        block = (b.pos, out);
         if !b.need(1) {
-            return Some(out);
+            return Some(stop(out, block));
         }
         let last = b.take(1) == 1;
         if !b.need(2) {
-            return Some(out);
+            return Some(stop(out, block));
         }
         let kind = b.take(2);
         match kind {
             0 => {
                 b.pos = b.pos.div_ceil(8) * 8;
                 if !b.need(16) {
-                    return Some(out);
+                    return Some(stop(out, block));
                 }
                 let n = b.take(16);
                 if !b.need(16) {
-                    return Some(out);
+                    return Some(stop(out, block));
                 }
                 let nn = b.take(16);
                 if n != (!nn & 0xffff) {
@@ -289,7 +314,7 @@ pub fn gnu_output_len(data: &[u8]) -> Option<usize> {
                 }
                 let avail = (data.len() * 8 - b.pos) / 8;
                 if avail < n {
-                    return Some(out + avail);
+                    return Some(stop(out + avail, block));
                 }
                 out += n;
                 b.pos += n * 8;
@@ -312,29 +337,29 @@ pub fn gnu_output_len(data: &[u8]) -> Option<usize> {
                 } else {
                     match dynamic_tables(&mut b)? {
                         Some(t) => t,
-                        None => return Some(out),
+                        None => return Some(stop(out, block)),
                     }
                 };
                 loop {
                     let Some(e) = decode(&mut b, &lt) else {
-                        return Some(out);
+                        return Some(stop(out, block));
                     };
                     match e.kind {
                         Kind::Lit(_) => out += 1,
                         Kind::Eob => break,
                         Kind::Value(base, ext) => {
                             if !b.need(ext as u32) {
-                                return Some(out);
+                                return Some(stop(out, block));
                             }
                             let len = base as usize + b.take(ext as u32);
                             let Some(d) = decode(&mut b, &dt) else {
-                                return Some(out);
+                                return Some(stop(out, block));
                             };
                             let Kind::Value(_, dext) = d.kind else {
                                 return None;
                             };
                             if !b.need(dext as u32) {
-                                return Some(out);
+                                return Some(stop(out, block));
                             }
                             b.take(dext as u32);
                             out += len;
@@ -346,7 +371,7 @@ pub fn gnu_output_len(data: &[u8]) -> Option<usize> {
             _ => return None,
         }
         if last {
-            return Some(out);
+            return Some(stop(out, block));
         }
     }
 }
@@ -442,5 +467,30 @@ mod tests {
         assert_eq!(r.stdout.len(), 3364);
         let sum = run(&["sha256sum"], &r.stdout).unwrap().stdout_str();
         assert!(sum.starts_with("c4df23bfdcff7ce7d625a968fc808c0de5b472dc806af9ee8d1567888edbc737"));
+    }
+
+    #[test]
+    fn a_walk_goes_on_from_the_block_it_stopped_in() {
+        // A body of many blocks, walked whole and in two parts cut anywhere: the second
+        // part, from the start of the block the first stopped in, ends where the whole does.
+        let mut x = 7u64;
+        let text: Vec<u8> = (0..1_000_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b"ab cd\nefgh"[(x % 10) as usize]
+            })
+            .collect();
+        let packed = run(&["gzip", "-6"], &text).unwrap().stdout;
+        let body = &packed[10..packed.len() - 8];
+        for cut in [body.len() / 2, body.len() * 3 / 4 + 17, body.len() - 1000] {
+            let whole = super::walk(&body[..cut], 0).unwrap();
+            let first = super::walk(&body[..cut / 2], 0).unwrap();
+            assert!(first.block_bit > 0, "the first part holds a whole block");
+            let from = first.block_bit / 8;
+            let rest = super::walk(&body[from..cut], first.block_bit % 8).unwrap();
+            assert_eq!(first.block_out + rest.out, whole.out, "cut at {cut}");
+        }
     }
 }

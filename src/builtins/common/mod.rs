@@ -8,6 +8,7 @@ pub mod float;
 pub mod format;
 pub mod gzip;
 pub mod inflate_eof;
+pub mod lines;
 pub mod operands;
 pub mod quote;
 pub mod regex;

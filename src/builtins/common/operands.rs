@@ -4,12 +4,22 @@
 use crate::builtins::common::quote::{quote_name, quote_name_always};
 use crate::builtins::{Bytes, Ctx};
 use crate::error::Result;
+use crate::stream::Stdin;
 
-/// Opens `name` (`-` is stdin). When it cannot be opened, writes `PROG: NAME: REASON` to
-/// stderr, as GNU tools do, and gives `None`, so that the tool goes on with the next one.
-pub fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
-    match ctx.open(name)? {
-        Ok(bytes) => Ok(Some(bytes)),
+/// Opens `name` (`-` is stdin) and reads it whole. When it cannot be opened, writes
+/// `PROG: NAME: REASON` to stderr, as GNU tools do, and gives `None`, so that the tool
+/// goes on with the next one.
+pub async fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
+    match open_stream(ctx, prog, name).await? {
+        Some(input) => Ok(Some(input.read_all().await?)),
+        None => Ok(None),
+    }
+}
+
+/// Opens `name` as a stream to read as it comes, with [`open`]'s complaint.
+pub async fn open_stream(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Stdin>> {
+    match ctx.open_stream(name).await? {
+        Ok(input) => Ok(Some(input)),
         Err(reason) => {
             let line = format!("{prog}: {}: {reason}\n", quote_name(name));
             ctx.stderr.extend_from_slice(line.as_bytes());
@@ -18,11 +28,11 @@ pub fn open(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>>
     }
 }
 
-/// Opens `name` for a tool that complains `PROG: cannot open 'NAME' for reading: REASON`
-/// (head, tail).
-pub fn open_for_reading(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Bytes>> {
-    match ctx.open(name)? {
-        Ok(bytes) => Ok(Some(bytes)),
+/// Opens `name` as a stream for a tool that complains `PROG: cannot open 'NAME' for
+/// reading: REASON` (head, tail).
+pub async fn open_for_reading(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<Option<Stdin>> {
+    match ctx.open_stream(name).await? {
+        Ok(input) => Ok(Some(input)),
         Err(reason) => {
             let line = format!(
                 "{prog}: cannot open {} for reading: {reason}\n",

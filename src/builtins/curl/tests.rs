@@ -2,11 +2,8 @@
 //! answers. Expected values come from curl 7.88.1 against a local Python http.server
 //! that answered the same.
 
-use std::rc::Rc;
-
 use crate::budget::Budget;
 use crate::builtins::testing::Session;
-use crate::error::{Error, Resource};
 use crate::host::{FixedHost, HttpRequest, HttpResponse};
 
 struct Ran {
@@ -16,37 +13,26 @@ struct Ran {
     requests: Vec<HttpRequest>,
 }
 
-/// Runs curl as the shell would: each time it needs a request, `answer` gives the reply
-/// and curl runs again from the start.
+/// Runs curl as the shell would; `answer` gives the reply to each request it makes.
 fn curl(
     args: &[&str],
     stdin: &[u8],
-    answer: impl Fn(&HttpRequest) -> Result<HttpResponse, String>,
+    answer: impl Fn(&HttpRequest) -> Result<HttpResponse, String> + 'static,
 ) -> Ran {
     let mut argv: Vec<Vec<u8>> = vec![b"curl".to_vec()];
     argv.extend(args.iter().map(|a| a.as_bytes().to_vec()));
     let host = FixedHost::default();
     let mut session = Session::new(&host);
-    let mut requests = Vec::new();
-    for _ in 0..10 {
-        match session.run(&argv, stdin.to_vec(), &mut Budget::default()) {
-            Ok(status) => {
-                return Ran {
-                    status,
-                    stdout: String::from_utf8_lossy(&session.stdout).into_owned(),
-                    stderr: String::from_utf8_lossy(&session.stderr).into_owned(),
-                    requests,
-                }
-            }
-            Err(Error::Need(Resource::Http(req))) => {
-                requests.push(req.clone());
-                let a = answer(&req).map(Rc::new);
-                session.resources.insert(Resource::Http(req), a);
-            }
-            Err(e) => panic!("{e}"),
-        }
+    session.answer = Some(Box::new(answer));
+    match session.run(&argv, stdin.to_vec(), &Budget::default()) {
+        Ok(status) => Ran {
+            status,
+            stdout: String::from_utf8_lossy(&session.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&session.stderr).into_owned(),
+            requests: session.requests.take(),
+        },
+        Err(e) => panic!("{e}"),
     }
-    panic!("curl kept asking");
 }
 
 /// What the test server answers: `/status/N` with "status N\n", anything else 200.

@@ -49,7 +49,7 @@ struct Spec {
 }
 
 /// Formats `tm` by `fmt` into `out`.
-pub fn format(fmt: &[u8], tm: &Tm, out: &mut Vec<u8>, budget: &mut Budget) -> Result<()> {
+pub fn format(fmt: &[u8], tm: &Tm, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     let mut i = 0;
     while i < fmt.len() {
         let b = fmt[i];
@@ -137,7 +137,7 @@ pub fn format(fmt: &[u8], tm: &Tm, out: &mut Vec<u8>, budget: &mut Budget) -> Re
 }
 
 /// A conversion GNU does not know is copied as written, padded to its width.
-fn bad(text: &[u8], spec: Spec, out: &mut Vec<u8>, budget: &mut Budget) -> Result<()> {
+fn bad(text: &[u8], spec: Spec, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     let text = if spec.upper {
         text.to_ascii_uppercase()
     } else {
@@ -175,7 +175,7 @@ fn convert(
     spec: Spec,
     tm: &Tm,
     out: &mut Vec<u8>,
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<bool> {
     let day = DAYS.get(tm.wday as usize).copied().unwrap_or("?");
     let month = MONTHS
@@ -362,13 +362,7 @@ fn convert(
 }
 
 /// Pads `body` on the left to the width, spending steps for the padding.
-fn pad_left(
-    body: &[u8],
-    width: usize,
-    fill: u8,
-    out: &mut Vec<u8>,
-    budget: &mut Budget,
-) -> Result<()> {
+fn pad_left(body: &[u8], width: usize, fill: u8, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     if width > body.len() {
         let n = width - body.len();
         budget.spend_bytes(n)?;
@@ -379,13 +373,7 @@ fn pad_left(
 }
 
 /// A word (`%a`, `%B`, `%Z`...): padded with spaces, or zeros with the `0` flag.
-fn text(
-    s: &str,
-    spec: Spec,
-    swap_upper: bool,
-    out: &mut Vec<u8>,
-    budget: &mut Budget,
-) -> Result<()> {
+fn text(s: &str, spec: Spec, swap_upper: bool, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     let s = if spec.upper || (spec.swap && swap_upper) {
         s.to_ascii_uppercase()
     } else {
@@ -403,13 +391,7 @@ fn text(
 }
 
 /// A conversion made of others (`%c`, `%D`, `%T`...): the whole is padded like a word.
-fn composite(
-    sub: &[u8],
-    spec: Spec,
-    tm: &Tm,
-    out: &mut Vec<u8>,
-    budget: &mut Budget,
-) -> Result<()> {
+fn composite(sub: &[u8], spec: Spec, tm: &Tm, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     let mut inner = Vec::new();
     format(sub, tm, &mut inner, budget)?;
     if spec.upper {
@@ -434,7 +416,7 @@ fn number(
     spec: Spec,
     yearish: bool,
     out: &mut Vec<u8>,
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<()> {
     signed_number(
         v < 0,
@@ -448,13 +430,7 @@ fn number(
     )
 }
 
-fn year_like(
-    y: i64,
-    digits: usize,
-    spec: Spec,
-    out: &mut Vec<u8>,
-    budget: &mut Budget,
-) -> Result<()> {
+fn year_like(y: i64, digits: usize, spec: Spec, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     signed_number(
         y < 0,
         y.unsigned_abs(),
@@ -478,7 +454,7 @@ fn signed_number(
     spec: Spec,
     yearish: bool,
     out: &mut Vec<u8>,
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<()> {
     let body = mag.to_string();
     let fill = match spec.pad {
@@ -516,7 +492,7 @@ fn signed_number(
 }
 
 /// `%N`: the digits of the fraction, cut or zero-extended to the width (9 by default).
-fn nanos(ns: u32, spec: Spec, out: &mut Vec<u8>, budget: &mut Budget) -> Result<()> {
+fn nanos(ns: u32, spec: Spec, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     let width = spec.width.unwrap_or(9);
     budget.spend_bytes(width)?;
     let mut digits = format!("{ns:09}").into_bytes();
@@ -541,13 +517,7 @@ fn nanos(ns: u32, spec: Spec, out: &mut Vec<u8>, budget: &mut Budget) -> Result<
 }
 
 /// `%z`, `%:z`, `%::z`, `%:::z`: the hours are a number padded to what the width leaves.
-fn zone(
-    offset: i32,
-    colons: usize,
-    spec: Spec,
-    out: &mut Vec<u8>,
-    budget: &mut Budget,
-) -> Result<()> {
+fn zone(offset: i32, colons: usize, spec: Spec, out: &mut Vec<u8>, budget: &Budget) -> Result<()> {
     let neg = offset < 0;
     let a = offset.unsigned_abs();
     let (h, m, s) = (a / 3600, a / 60 % 60, a % 60);

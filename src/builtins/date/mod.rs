@@ -47,7 +47,7 @@ enum Source {
     Resolution,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
@@ -208,7 +208,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             }
         }
         Source::File(name) => {
-            let data = match ctx.open(&name)? {
+            let data = match ctx.open(&name).await? {
                 Ok(d) => d,
                 Err(reason) => {
                     let msg = format!("date: {}: {reason}\n", show(&name));

@@ -15,7 +15,7 @@ fn date_tz(tz: &str, args: &[&str]) -> Ran {
     let mut argv = vec!["date"];
     argv.extend_from_slice(args);
     let vars = VarList(vec![(b"TZ".to_vec(), tz.as_bytes().to_vec())]);
-    run_with(&argv, b"", &vars, &mut Budget::default()).unwrap()
+    run_with(&argv, b"", &vars, &Budget::default()).unwrap()
 }
 
 fn out(r: &Ran) -> &str {
@@ -200,8 +200,8 @@ fn never_sets_the_clock() {
 
 #[test]
 fn steps_are_spent() {
-    let mut budget = Budget::new(3);
-    let r = run_with(&["date", "-d", "@0"], b"", &VarList::default(), &mut budget);
+    let budget = Budget::new(3);
+    let r = run_with(&["date", "-d", "@0"], b"", &VarList::default(), &budget);
     assert!(r.is_err());
 }
 

@@ -108,7 +108,7 @@ type CachedScript = (Vec<(Vec<u8>, bool)>, bool, bool, std::rc::Rc<Script>);
 
 const SCRIPT_CACHE: usize = 32;
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -165,7 +165,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             }
             "f" => {
                 let name = o.value().to_vec();
-                match ctx.open(&name)? {
+                match ctx.open(&name).await? {
                     Ok(bytes) => {
                         let mut text = bytes.to_vec();
                         if text.last() == Some(&b'\n') {
@@ -222,13 +222,13 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             Some(s) => s,
             None => {
                 let parsed = {
-                    let re_cache = ctx.caches.get::<regex::Cache>();
-                    parse::parse(&pieces, extended, posix, re_cache)
+                    let mut re_cache = ctx.caches.get::<regex::Cache>();
+                    parse::parse(&pieces, extended, posix, &mut re_cache)
                 };
                 match parsed {
                     Ok(s) => {
                         let s = std::rc::Rc::new(s);
-                        let cache = ctx.caches.get::<ScriptCache>();
+                        let mut cache = ctx.caches.get::<ScriptCache>();
                         if cache.entries.len() >= SCRIPT_CACHE {
                             cache.entries.remove(0);
                         }
@@ -253,7 +253,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut status = 0;
     let mut files: Vec<(Bytes, Vec<u8>)> = Vec::new();
     for name in &operands {
-        match ctx.open(name)? {
+        match ctx.open(name).await? {
             Ok(b) => files.push((b, name.clone())),
             Err(reason) => {
                 ctx.stderr.extend_from_slice(

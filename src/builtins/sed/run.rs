@@ -167,7 +167,7 @@ impl<'a> Runner<'a> {
     /// Runs the script; stdout and stderr bytes are appended to the given buffers.
     pub fn run(
         &mut self,
-        budget: &mut Budget,
+        budget: &Budget,
         stdout: &mut Vec<u8>,
         stderr: &mut Vec<u8>,
     ) -> Result<End> {
@@ -177,7 +177,7 @@ impl<'a> Runner<'a> {
         r
     }
 
-    fn run_inner(&mut self, budget: &mut Budget) -> Result<End> {
+    fn run_inner(&mut self, budget: &Budget) -> Result<End> {
         // Ranges that start at line 0 are active from the start.
         for (i, c) in self.script.cmds.iter().enumerate() {
             if matches!(c.a1, Some(Addr::Zero)) {
@@ -304,7 +304,7 @@ impl<'a> Runner<'a> {
         self.failed = Some(1);
     }
 
-    fn re_matches(&mut self, re: &Re, budget: &mut Budget) -> Result<bool> {
+    fn re_matches(&mut self, re: &Re, budget: &Budget) -> Result<bool> {
         let Some(r) = self.resolve(re) else {
             if self.failed.is_none() {
                 self.no_previous(re);
@@ -318,7 +318,7 @@ impl<'a> Runner<'a> {
         self.input.at_last()
     }
 
-    fn match_a1(&mut self, a: &Addr, budget: &mut Budget) -> Result<bool> {
+    fn match_a1(&mut self, a: &Addr, budget: &Budget) -> Result<bool> {
         Ok(match a {
             Addr::Line(n) => self.line_no == *n,
             Addr::Last => self.is_last(),
@@ -341,7 +341,7 @@ impl<'a> Runner<'a> {
         a1: &Addr,
         a2: &Addr2,
         range: &mut Range,
-        budget: &mut Budget,
+        budget: &Budget,
     ) -> Result<bool> {
         if let Addr::Line(n) = a1 {
             let l = self.line_no;
@@ -355,7 +355,7 @@ impl<'a> Runner<'a> {
         self.match_a1(a1, budget)
     }
 
-    fn selected(&mut self, i: usize, cmd: &Cmd, budget: &mut Budget) -> Result<bool> {
+    fn selected(&mut self, i: usize, cmd: &Cmd, budget: &Budget) -> Result<bool> {
         let Some(a1) = &cmd.a1 else {
             return Ok(true);
         };
@@ -425,7 +425,7 @@ impl<'a> Runner<'a> {
         Ok(result)
     }
 
-    fn cycle(&mut self, budget: &mut Budget) -> Result<Flow> {
+    fn cycle(&mut self, budget: &Budget) -> Result<Flow> {
         let cmds = &self.script.cmds;
         let mut pc = 0;
         while pc < cmds.len() {
@@ -583,7 +583,7 @@ impl<'a> Runner<'a> {
     }
 
     /// The `s` command. `Some(status)` on a runtime error (already reported).
-    fn subst(&mut self, s: &Subst, budget: &mut Budget) -> Result<Option<i32>> {
+    fn subst(&mut self, s: &Subst, budget: &Budget) -> Result<Option<i32>> {
         let Some(re) = self.resolve(&s.re) else {
             self.no_previous(&s.re);
             return Ok(Some(1));

@@ -86,7 +86,7 @@ struct Opts {
     files0: Option<Vec<u8>>,
 }
 
-pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let (opts, operands) = match parse_args(ctx, &args[1..]) {
         Ok(v) => v,
         Err(f) => {
@@ -99,7 +99,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             return Ok(f.status);
         }
     };
-    match sort_main(ctx, &opts, &operands)? {
+    match sort_main(ctx, &opts, &operands).await? {
         Ok(status) => Ok(status),
         Err(f) => {
             ctx.stderr
@@ -110,7 +110,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
 }
 
 /// The names to read: the operands, or those listed by `--files0-from`.
-fn input_names(
+async fn input_names(
     ctx: &mut Ctx<'_>,
     opts: &Opts,
     operands: &[Vec<u8>],
@@ -128,7 +128,7 @@ fn input_names(
             usage: true,
         }));
     }
-    let list = match ctx.open(from)? {
+    let list = match ctx.open(from).await? {
         Ok(b) => b,
         Err(reason) => {
             return Ok(Err(fail(format!(
@@ -164,12 +164,12 @@ fn input_names(
     Ok(Ok(names))
 }
 
-fn sort_main(
+async fn sort_main(
     ctx: &mut Ctx<'_>,
     opts: &Opts,
     operands: &[Vec<u8>],
 ) -> Result<std::result::Result<Status, Fail>> {
-    let names = match input_names(ctx, opts, operands)? {
+    let names = match input_names(ctx, opts, operands).await? {
         Ok(n) => n,
         Err(f) => return Ok(Err(f)),
     };
@@ -187,7 +187,7 @@ fn sort_main(
     // Read every input: lines are (input index, start, end) into the inputs.
     let mut inputs = Vec::with_capacity(names.len());
     for name in &names {
-        match ctx.open(name)? {
+        match ctx.open(name).await? {
             Ok(b) => inputs.push(b),
             Err(reason) => {
                 let what = if opts.check != Check::No {

@@ -235,32 +235,7 @@ impl Fifo {
         error: &str,
         status: Option<u16>,
     ) -> worker::Result<()> {
-        let body = serde_json::to_vec_pretty(&serde_json::json!({
-            "fifo": req.fifo,
-            "request_id": req.request_id,
-            "error": error,
-            "status": status,
-        }))?;
-        let outgoing = Outgoing {
-            method: "POST".into(),
-            headers: vec![("Content-Type".into(), "application/json".into())],
-            body: Vec::new(),
-        };
-        let stored = Stored {
-            outgoing,
-            hops: req.hops + 1,
-            fifo: req.fifo.clone(),
-        };
-        add_all(
-            store,
-            &req.request_id,
-            "report",
-            errors_to,
-            &stored,
-            &body,
-            "[]",
-            "[]",
-        )
+        report(store, req, errors_to, error, status)
     }
 
     /// Sends one due delivery and records what happened.
@@ -410,6 +385,44 @@ impl Fifo {
         };
         store.update_log(request_id, summary, None, None)
     }
+}
+
+/// Queues a short report of a failure to each `Errors-To:` destination (see
+/// [`Fifo::report`]; also for a streamed answer that fails after the object's handler
+/// has returned).
+pub(super) fn report(
+    store: &Store,
+    req: &Incoming,
+    errors_to: &[Destination],
+    error: &str,
+    status: Option<u16>,
+) -> worker::Result<()> {
+    let body = serde_json::to_vec_pretty(&serde_json::json!({
+        "fifo": req.fifo,
+        "request_id": req.request_id,
+        "error": error,
+        "status": status,
+    }))?;
+    let outgoing = Outgoing {
+        method: "POST".into(),
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: Vec::new(),
+    };
+    let stored = Stored {
+        outgoing,
+        hops: req.hops + 1,
+        fifo: req.fifo.clone(),
+    };
+    add_all(
+        store,
+        &req.request_id,
+        "report",
+        errors_to,
+        &stored,
+        &body,
+        "[]",
+        "[]",
+    )
 }
 
 /// Queues one outgoing request to each destination (none to the caller, who is not waiting).

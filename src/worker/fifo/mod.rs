@@ -2,6 +2,7 @@
 //! envelope, the variables and the Request log in its SQLite storage ([`store`]), answers
 //! the JSON API's operations on them, and serves every Request written into the FIFO.
 
+mod answer;
 mod deliver;
 mod serve;
 mod store;
@@ -20,8 +21,13 @@ use crate::protocol;
 use crate::shell::Shell;
 use store::Store;
 
-/// The largest Request body a FIFO takes; a larger one gets 413.
+/// The largest Request body a FIFO holds whole (to store it, or to pick values out of it);
+/// a larger one gets 413.
 pub const MAX_BODY: usize = 32 * 1024 * 1024;
+
+/// The largest Request body a FIFO takes as a stream, straight into its script: what the
+/// platform lets a Worker receive.
+pub const MAX_STREAMED_BODY: usize = 100 * 1024 * 1024;
 
 #[durable_object]
 pub struct Fifo {
@@ -31,7 +37,7 @@ pub struct Fifo {
     envelope: RefCell<Option<(i64, Rc<Compiled>)>>,
     /// The shell, kept for its parse caches. It is taken out while a script runs: another
     /// Request may arrive while one waits on the network, and gets a fresh shell.
-    shell: RefCell<Option<Shell>>,
+    shell: Rc<RefCell<Option<Shell>>>,
 }
 
 impl DurableObject for Fifo {
@@ -41,7 +47,7 @@ impl DurableObject for Fifo {
             state,
             env,
             envelope: RefCell::new(None),
-            shell: RefCell::new(None),
+            shell: Rc::default(),
         }
     }
 

@@ -7,13 +7,15 @@
 
 use worker::{Headers, Request, Response};
 
+use super::answer::{self, BodyStream};
 use super::deliver::to_fifo_now;
 use super::store::LogEntry;
-use super::{header, Fifo, MAX_BODY};
-use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
+use super::{header, Fifo, MAX_BODY, MAX_STREAMED_BODY};
+use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
 use crate::protocol;
-use crate::worker::host::{now_ms, MAX_HOPS};
+use crate::stream::Stdin;
+use crate::worker::host::{now_ms, WorkerHost, MAX_HOPS};
 use crate::worker::http::{json, Failure};
 
 impl Fifo {
@@ -22,6 +24,16 @@ impl Fifo {
         let started = now_ms();
         let store = self.store();
         let name = header(&req, protocol::FIFO)?;
+        let Some(row) = store.fifo()? else {
+            drain(&mut req).await;
+            let mut resp =
+                Failure::new(404, format!("no FIFO named {name}")).into_text_response()?;
+            resp.headers_mut().set(protocol::NO_FIFO, "1")?;
+            return Ok(resp);
+        };
+        if let Some(resp) = self.serve_streaming(&mut req, &name, &row, started).await? {
+            return Ok(resp);
+        }
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
         let body = req.bytes().await?;
@@ -31,12 +43,6 @@ impl Fifo {
                 format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
             ));
         }
-        let Some(row) = store.fifo()? else {
-            let mut resp =
-                Failure::new(404, format!("no FIFO named {name}")).into_text_response()?;
-            resp.headers_mut().set(protocol::NO_FIFO, "1")?;
-            return Ok(resp);
-        };
         let incoming = incoming(&req, &name, body)?;
         let mut entry = LogEntry {
             request_id: incoming.request_id.clone(),
@@ -64,6 +70,125 @@ impl Fifo {
         store.log(&entry)?;
         self.schedule(&store).await?;
         Ok(resp)
+    }
+
+    /// A Request whose envelope streams its answer (and maybe takes its body as a stream):
+    /// run here, logged when its output ends. `None`: not such a Request.
+    async fn serve_streaming(
+        &self,
+        req: &mut Request,
+        name: &str,
+        row: &super::store::FifoRow,
+        started: i64,
+    ) -> Result<Option<Response>, Failure> {
+        let compiled = self.compiled(row)?;
+        let envelope = &compiled.envelope;
+        let source = Source::parse(&req.headers().get(protocol::SOURCE)?.unwrap_or_default());
+        let hops: u32 = req
+            .headers()
+            .get(protocol::HOPS)?
+            .and_then(|h| h.parse().ok())
+            .unwrap_or(0);
+        if source != Source::Http || hops > MAX_HOPS || !run::streams_answer(envelope) {
+            return Ok(None);
+        }
+        let (body, stdin, seen) = if run::streams_body(envelope) {
+            match req.inner().body() {
+                None => (Vec::new(), Stdin::default(), None),
+                Some(_) => {
+                    let (stream, seen) = BodyStream::new(req.stream()?, MAX_STREAMED_BODY);
+                    (Vec::new(), Stdin::outside(Box::new(stream)), Some(seen))
+                }
+            }
+        } else {
+            let body = req.bytes().await?;
+            if body.len() > MAX_BODY {
+                return Err(Failure::new(
+                    413,
+                    format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
+                ));
+            }
+            (body.clone(), Stdin::bytes(body), None)
+        };
+        let incoming = incoming(req, name, body)?;
+        let store = self.store();
+        let mut entry = LogEntry {
+            request_id: incoming.request_id.clone(),
+            at: started,
+            source: incoming.source.as_str().into(),
+            method: incoming.method.clone(),
+            path: format!("/{name}{}", incoming.path_info),
+            request_bytes: incoming.body.len(),
+            body: incoming.body.clone(),
+            ..LogEntry::default()
+        };
+        let fifo_vars = store.var_values()?;
+        let selected = compiled.selectors.select(
+            incoming.header("content-type"),
+            &incoming.body,
+            &incoming.query,
+        );
+        let host = WorkerHost::new(self.env.clone(), incoming.hops);
+        let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
+        let limit = crate::worker::steps(&self.env);
+        let planned = run::stream_answer(
+            &mut shell, &host, envelope, &incoming, selected, &fifo_vars, limit,
+        )
+        .await;
+        let plan = match planned {
+            Ok(plan) => plan,
+            Err(failed) => {
+                self.shell.borrow_mut().replace(shell);
+                let error = match &failed.result {
+                    Err(f) => format!("{}: {}", f.what, f.message),
+                    Ok(_) => "the envelope did not run".into(),
+                };
+                entry.steps = failed.steps;
+                entry.outcome = "failed".into();
+                entry.error = error.clone();
+                entry.status = 500;
+                entry.duration_ms = now_ms() - started;
+                self.report(&store, &incoming, &failed.errors_to, &error, None)?;
+                store.log(&entry)?;
+                self.schedule(&store).await?;
+                return Err(Failure::new(500, error));
+            }
+        };
+        // A failure after the answer has started is reported when the output ends.
+        let storage = self.state.storage();
+        let errors_to = plan.errors_to.clone();
+        let on_failure = Box::new(move |store: &super::store::Store, error: &str| {
+            if errors_to.is_empty() {
+                return;
+            }
+            if let Err(e) = super::deliver::report(store, &incoming, &errors_to, error, None) {
+                worker::console_error!("report of {}: {e}", incoming.request_id);
+                return;
+            }
+            if let Ok(Some(at)) = store.next_due() {
+                let wait = (at - now_ms()).max(0);
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = storage.set_alarm(wait).await;
+                });
+            }
+        });
+        entry.status = 200;
+        let answer = answer::stream(
+            plan,
+            shell,
+            self.shell.clone(),
+            host,
+            stdin,
+            answer::Logged {
+                store,
+                entry,
+                body: seen,
+                started,
+                on_failure,
+            },
+        )
+        .await;
+        Ok(Some(answer.or_else(Failure::into_text_response)?))
     }
 
     async fn answer(
@@ -310,4 +435,10 @@ impl From<RunFailure> for Failure {
     fn from(f: RunFailure) -> Self {
         Failure::new(500, format!("{}: {}", f.what, f.message))
     }
+}
+
+/// Reads what is left of a Request's body and drops it, so that an early answer does not
+/// cut the caller's upload short.
+async fn drain(req: &mut Request) {
+    let _ = req.bytes().await;
 }

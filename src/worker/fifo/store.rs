@@ -88,6 +88,7 @@ pub const LOG_BODY_BYTES: usize = 64 * 1024;
 /// The largest integer JavaScript holds exactly: SQL values cross into JS as numbers.
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
+#[derive(Clone)]
 pub struct Store {
     sql: SqlStorage,
 }

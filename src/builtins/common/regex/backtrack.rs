@@ -253,7 +253,7 @@ impl Prog {
         hay: &[u8],
         start: usize,
         end: Option<usize>,
-        budget: &mut Budget,
+        budget: &Budget,
         f: impl FnOnce(&mut Run<'_, '_>) -> Result<T>,
     ) -> Result<T> {
         let mut fresh = Scratch::default();
@@ -267,12 +267,7 @@ impl Prog {
     }
 
     /// The longest match that starts at `start`: its end, or `None`.
-    pub fn longest_at(
-        &self,
-        hay: &[u8],
-        start: usize,
-        budget: &mut Budget,
-    ) -> Result<Option<usize>> {
+    pub fn longest_at(&self, hay: &[u8], start: usize, budget: &Budget) -> Result<Option<usize>> {
         self.with_run(hay, start, None, budget, |run| {
             run.go(true)?;
             Ok(run.best)
@@ -285,7 +280,7 @@ impl Prog {
         hay: &[u8],
         start: usize,
         end: usize,
-        budget: &mut Budget,
+        budget: &Budget,
     ) -> Result<Option<Slots>> {
         self.with_run(hay, start, Some(end), budget, |run| {
             run.go(false)?;
@@ -334,7 +329,7 @@ struct Run<'a, 'b> {
     hay: &'a [u8],
     start: usize,
     end: Option<usize>,
-    budget: &'b mut Budget,
+    budget: &'b Budget,
     /// Group starts and ends (`so`, `eo`; a group is set when both are), the groups as
     /// they were at the last non-empty group close (`snap_*`), loop registers, the undo
     /// stack, and the (pc, pos) pairs known to fail when there are no back-references.
@@ -355,7 +350,7 @@ impl<'a, 'b> Run<'a, 'b> {
         hay: &'a [u8],
         start: usize,
         end: Option<usize>,
-        budget: &'b mut Budget,
+        budget: &'b Budget,
         s: &'b mut Scratch,
     ) -> Self {
         let n = prog.groups + 1;

@@ -233,7 +233,7 @@ impl Regex {
         &self,
         hay: &[u8],
         start: usize,
-        budget: &mut Budget,
+        budget: &Budget,
     ) -> Result<Option<(usize, usize)>> {
         if start > hay.len() {
             return Ok(None);
@@ -284,7 +284,7 @@ impl Regex {
         hay: &[u8],
         s: usize,
         e: usize,
-        budget: &mut Budget,
+        budget: &Budget,
     ) -> Result<usize> {
         if let Some(dfa) = &fast.longest {
             let mut slot = fast.cache.borrow_mut();
@@ -298,7 +298,7 @@ impl Regex {
     }
 
     /// Whether the pattern matches anywhere in `hay`.
-    pub fn is_match(&self, hay: &[u8], budget: &mut Budget) -> Result<bool> {
+    pub fn is_match(&self, hay: &[u8], budget: &Budget) -> Result<bool> {
         if let Some(fast) = &self.fast {
             budget.spend_bytes(hay.len())?;
             budget.spend(1)?;
@@ -308,7 +308,7 @@ impl Regex {
     }
 
     /// The groups of match `m` (group 0 is `m`), as GNU assigns them.
-    pub fn captures(&self, hay: &[u8], m: (usize, usize), budget: &mut Budget) -> Result<Slots> {
+    pub fn captures(&self, hay: &[u8], m: (usize, usize), budget: &Budget) -> Result<Slots> {
         if self.groups == 0 {
             return Ok(vec![Some(m)]);
         }

@@ -1,0 +1,514 @@
+//! Byte streams between commands: bounded pipes, the standard input a command reads, the
+//! place its output goes, and the scheduler that runs the stages of a pipeline together.
+//!
+//! Everything runs on one thread. A pipe holds at most [`PIPE_CAPACITY`] bytes before a
+//! writer waits; a reader waits while it is empty and its writer is still there. Waiting
+//! is an ordinary `Poll::Pending`: [`join_stages`] polls the stage whose turn it is, in a
+//! fixed order, so a run is the same every time and the step count stays exact. When the
+//! reader of a pipe has gone, a write is [`Error::BrokenPipe`] (SIGPIPE for a process).
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+
+use crate::error::{Error, Result};
+use crate::host::LocalFuture;
+
+/// Bytes a pipe holds before its writer waits (Linux's default pipe size is 64 KiB too).
+pub const PIPE_CAPACITY: usize = 64 * 1024;
+
+/// A builtin hands its buffered output on once it holds this much (see `Ctx::flush_some`).
+pub const FLUSH_AT: usize = 64 * 1024;
+
+/// A source of bytes from outside the shell: the Request's body as the platform streams
+/// it, the process's standard input. `Ok(None)` is the end. The future owns what it
+/// needs (a handle on the stream), so it may outlive the call.
+pub trait ByteStream {
+    fn next_chunk(&mut self) -> LocalFuture<'static, Result<Option<Vec<u8>>, String>>;
+}
+
+/// A pipe between two commands: chunks in order, at most [`PIPE_CAPACITY`] bytes queued
+/// (a single write may pass the bound once, so a writer never has to split its chunk).
+#[derive(Default)]
+pub struct Pipe {
+    inner: RefCell<PipeInner>,
+}
+
+#[derive(Default)]
+struct PipeInner {
+    chunks: VecDeque<Vec<u8>>,
+    queued: usize,
+    writer_closed: bool,
+    reader_closed: bool,
+    reader_waiting: Option<Waker>,
+    writer_waiting: Option<Waker>,
+}
+
+impl Pipe {
+    pub fn new() -> Rc<Pipe> {
+        Rc::new(Pipe::default())
+    }
+
+    /// Queues `chunk`, waiting while the pipe is full; `BrokenPipe` once the reader is gone.
+    pub fn write(&self, chunk: Vec<u8>) -> impl Future<Output = Result<()>> + '_ {
+        let mut chunk = Some(chunk);
+        std::future::poll_fn(move |cx| {
+            let mut p = self.inner.borrow_mut();
+            if p.reader_closed {
+                return Poll::Ready(Err(Error::BrokenPipe));
+            }
+            if p.queued >= PIPE_CAPACITY {
+                p.writer_waiting = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
+            let chunk = chunk.take().unwrap_or_default();
+            if !chunk.is_empty() {
+                p.queued += chunk.len();
+                p.chunks.push_back(chunk);
+                if let Some(w) = p.reader_waiting.take() {
+                    w.wake();
+                }
+            }
+            Poll::Ready(Ok(()))
+        })
+    }
+
+    /// Queues `bytes` now, whatever the pipe holds: for the shell's own short messages.
+    pub fn write_now(&self, bytes: &[u8]) -> Result<()> {
+        let mut p = self.inner.borrow_mut();
+        if p.reader_closed {
+            return Err(Error::BrokenPipe);
+        }
+        if !bytes.is_empty() {
+            p.queued += bytes.len();
+            p.chunks.push_back(bytes.to_vec());
+            if let Some(w) = p.reader_waiting.take() {
+                w.wake();
+            }
+        }
+        Ok(())
+    }
+
+    fn poll_read(&self, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+        let mut p = self.inner.borrow_mut();
+        if let Some(chunk) = p.chunks.pop_front() {
+            p.queued -= chunk.len();
+            if let Some(w) = p.writer_waiting.take() {
+                w.wake();
+            }
+            return Poll::Ready(Some(chunk));
+        }
+        if p.writer_closed {
+            return Poll::Ready(None);
+        }
+        p.reader_waiting = Some(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// The writing end is done: the reader sees the end once the queue is empty.
+    pub fn close_write(&self) {
+        let mut p = self.inner.borrow_mut();
+        p.writer_closed = true;
+        if let Some(w) = p.reader_waiting.take() {
+            w.wake();
+        }
+    }
+
+    /// The reading end is done: what is queued is dropped and writers get `BrokenPipe`.
+    pub fn close_read(&self) {
+        let mut p = self.inner.borrow_mut();
+        p.reader_closed = true;
+        p.chunks.clear();
+        p.queued = 0;
+        if let Some(w) = p.writer_waiting.take() {
+            w.wake();
+        }
+    }
+
+    pub fn reader_closed(&self) -> bool {
+        self.inner.borrow().reader_closed
+    }
+}
+
+/// Where a command's standard input comes from.
+enum Feed {
+    /// Nothing more than what is pending.
+    Done,
+    Pipe(Rc<Pipe>),
+    Outside {
+        stream: Box<dyn ByteStream>,
+        next: Option<LocalFuture<'static, Result<Option<Vec<u8>>, String>>>,
+    },
+}
+
+impl StdinInner {
+    fn poll_feed(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<Vec<u8>>>> {
+        let polled = match &mut self.feed {
+            Feed::Done => Poll::Ready(Ok(None)),
+            Feed::Pipe(p) => p.poll_read(cx).map(Ok),
+            Feed::Outside { stream, next } => {
+                let fut = next.get_or_insert_with(|| stream.next_chunk());
+                match fut.as_mut().poll(cx) {
+                    Poll::Pending => Poll::Pending,
+                    Poll::Ready(r) => {
+                        *next = None;
+                        Poll::Ready(r.map_err(Error::Fatal))
+                    }
+                }
+            }
+        };
+        if let Poll::Ready(Ok(None)) = polled {
+            self.feed = Feed::Done;
+        }
+        polled
+    }
+}
+
+struct StdinInner {
+    /// Bytes taken from the feed and not yet read.
+    pending: Rc<Vec<u8>>,
+    pos: usize,
+    feed: Feed,
+}
+
+/// A command's standard input: a handle on a stream, shared by the commands that read it
+/// one after another (`{ read line; cat; }`), so what one leaves the next one gets.
+#[derive(Clone)]
+pub struct Stdin(Rc<RefCell<StdinInner>>);
+
+impl Default for Stdin {
+    fn default() -> Self {
+        Stdin::bytes(Vec::new())
+    }
+}
+
+impl std::fmt::Debug for Stdin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stdin")
+    }
+}
+
+impl Stdin {
+    fn with(pending: Rc<Vec<u8>>, feed: Feed) -> Self {
+        Stdin(Rc::new(RefCell::new(StdinInner {
+            pending,
+            pos: 0,
+            feed,
+        })))
+    }
+
+    /// Bytes known in full: a here-document, a buffered body, `/dev/null`.
+    pub fn bytes(data: Vec<u8>) -> Self {
+        Stdin::with(Rc::new(data), Feed::Done)
+    }
+
+    /// Bytes shared with a cache (no copy).
+    pub fn shared(data: Rc<Vec<u8>>) -> Self {
+        Stdin::with(data, Feed::Done)
+    }
+
+    /// The reading end of a pipe.
+    pub fn pipe(pipe: Rc<Pipe>) -> Self {
+        Stdin::with(Rc::default(), Feed::Pipe(pipe))
+    }
+
+    /// A stream from outside (the Request's body, a process's stdin).
+    pub fn outside(stream: Box<dyn ByteStream>) -> Self {
+        Stdin::with(Rc::default(), Feed::Outside { stream, next: None })
+    }
+
+    /// The next bytes, as many as are at hand; `None` at the end.
+    pub fn read(&self) -> impl Future<Output = Result<Option<Vec<u8>>>> + '_ {
+        std::future::poll_fn(move |cx| self.poll_read(cx))
+    }
+
+    fn poll_read(&self, cx: &mut Context<'_>) -> Poll<Result<Option<Vec<u8>>>> {
+        let mut s = self.0.borrow_mut();
+        if s.pos < s.pending.len() {
+            let pos = std::mem::take(&mut s.pos);
+            let data = std::mem::take(&mut s.pending);
+            let chunk = match Rc::try_unwrap(data) {
+                Ok(mut v) => {
+                    v.drain(..pos);
+                    v
+                }
+                Err(shared) => shared[pos..].to_vec(),
+            };
+            return Poll::Ready(Ok(Some(chunk)));
+        }
+        s.poll_feed(cx)
+    }
+
+    /// Takes the next chunk of the feed into the pending bytes; `false` at the end.
+    pub fn fill_more(&self) -> impl Future<Output = Result<bool>> + '_ {
+        std::future::poll_fn(move |cx| {
+            let mut s = self.0.borrow_mut();
+            match s.poll_feed(cx) {
+                Poll::Pending => Poll::Pending,
+                Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+                Poll::Ready(Ok(None)) => Poll::Ready(Ok(false)),
+                Poll::Ready(Ok(Some(chunk))) => {
+                    let rest = &s.pending[s.pos..];
+                    let joined = if rest.is_empty() {
+                        chunk
+                    } else {
+                        let mut v = Vec::with_capacity(rest.len() + chunk.len());
+                        v.extend_from_slice(rest);
+                        v.extend_from_slice(&chunk);
+                        v
+                    };
+                    s.pending = Rc::new(joined);
+                    s.pos = 0;
+                    Poll::Ready(Ok(true))
+                }
+            }
+        })
+    }
+
+    /// Calls `f` with the pending bytes (those taken from the feed and not yet read);
+    /// `f` says how many of them it used.
+    pub fn take_pending<T>(&self, f: impl FnOnce(&[u8]) -> (usize, T)) -> T {
+        let mut s = self.0.borrow_mut();
+        let (used, value) = f(&s.pending[s.pos..]);
+        s.pos += used;
+        value
+    }
+
+    /// Everything that is left, to the end of the stream.
+    pub async fn read_all(&self) -> Result<Vec<u8>> {
+        let mut all = Vec::new();
+        while let Some(chunk) = self.read().await? {
+            if all.is_empty() {
+                all = chunk;
+            } else {
+                all.extend_from_slice(&chunk);
+            }
+        }
+        Ok(all)
+    }
+
+    /// At most `n` bytes, leaving the rest for whoever reads next (`head -c`).
+    pub async fn read_up_to(&self, n: usize) -> Result<Vec<u8>> {
+        let mut got = Vec::new();
+        while got.len() < n {
+            let Some(mut chunk) = self.read().await? else {
+                break;
+            };
+            let want = n - got.len();
+            if chunk.len() > want {
+                self.unread(chunk.split_off(want));
+            }
+            if got.is_empty() {
+                got = chunk;
+            } else {
+                got.extend_from_slice(&chunk);
+            }
+        }
+        Ok(got)
+    }
+
+    /// Puts bytes back in front of the stream: the `read` builtin takes one line and
+    /// leaves the rest for the next command, as a shell reading a pipe byte by byte does.
+    pub fn unread(&self, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut s = self.0.borrow_mut();
+        let rest = &s.pending[s.pos..];
+        let data = if rest.is_empty() {
+            bytes
+        } else {
+            let mut v = bytes;
+            v.extend_from_slice(rest);
+            v
+        };
+        s.pending = Rc::new(data);
+        s.pos = 0;
+    }
+
+    /// Closes the reading end of a pipe feed: its writer gets `BrokenPipe`.
+    pub fn close(&self) {
+        let mut s = self.0.borrow_mut();
+        if let Feed::Pipe(p) = &s.feed {
+            p.close_read();
+        }
+        s.feed = Feed::Done;
+        s.pending = Rc::default();
+        s.pos = 0;
+    }
+
+    /// Whether this handle and `other` read the same stream.
+    pub fn same(&self, other: &Stdin) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Where a command's output goes.
+#[derive(Clone, Default)]
+pub enum Out {
+    /// `/dev/null`.
+    #[default]
+    Null,
+    /// Kept whole: a command substitution, stderr, a script's collected output.
+    Buffer(Rc<RefCell<Vec<u8>>>),
+    /// The writing end of a pipe.
+    Pipe(Rc<Pipe>),
+}
+
+impl std::fmt::Debug for Out {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Out::Null => "Out::Null",
+            Out::Buffer(_) => "Out::Buffer",
+            Out::Pipe(_) => "Out::Pipe",
+        })
+    }
+}
+
+impl Out {
+    pub fn buffer() -> Out {
+        Out::Buffer(Rc::default())
+    }
+
+    /// Hands `chunk` on, waiting for room in a pipe.
+    pub async fn write(&self, chunk: Vec<u8>) -> Result<()> {
+        match self {
+            Out::Null => Ok(()),
+            Out::Buffer(b) => {
+                let mut b = b.borrow_mut();
+                if b.is_empty() {
+                    *b = chunk;
+                } else {
+                    b.extend_from_slice(&chunk);
+                }
+                Ok(())
+            }
+            Out::Pipe(p) => p.write(chunk).await,
+        }
+    }
+
+    /// Writes `bytes` at once, even past a pipe's bound: the shell's own short messages.
+    pub fn write_now(&self, bytes: &[u8]) -> Result<()> {
+        match self {
+            Out::Null => Ok(()),
+            Out::Buffer(b) => {
+                b.borrow_mut().extend_from_slice(bytes);
+                Ok(())
+            }
+            Out::Pipe(p) => p.write_now(bytes),
+        }
+    }
+
+    /// The bytes of a buffer, taken out of it.
+    pub fn take(&self) -> Vec<u8> {
+        match self {
+            Out::Buffer(b) => std::mem::take(&mut *b.borrow_mut()),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether both are the same place (`2>&1`).
+    pub fn same(&self, other: &Out) -> bool {
+        match (self, other) {
+            (Out::Buffer(a), Out::Buffer(b)) => Rc::ptr_eq(a, b),
+            (Out::Pipe(a), Out::Pipe(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// Whether a write here could ever fail because a reader went away.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Out::Null)
+    }
+}
+
+/// The waker of one stage: marks it ready and wakes whoever polls the whole pipeline.
+struct StageWaker {
+    ready: AtomicBool,
+    outer: Mutex<Option<Waker>>,
+}
+
+impl Wake for StageWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.ready.store(true, Ordering::Relaxed);
+        if let Ok(outer) = self.outer.lock() {
+            if let Some(w) = &*outer {
+                w.wake_by_ref();
+            }
+        }
+    }
+}
+
+/// Runs `stages` together and gives each one's result, in order. At every turn the first
+/// stage (from the left) that can go on runs until it waits; so a writer fills its pipe
+/// before its reader runs, and the order of work is the same on every run.
+pub async fn join_stages<'a, T>(stages: Vec<Pin<Box<dyn Future<Output = T> + 'a>>>) -> Vec<T> {
+    let n = stages.len();
+    let mut futures: Vec<Option<Pin<Box<dyn Future<Output = T> + 'a>>>> =
+        stages.into_iter().map(Some).collect();
+    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let wakers: Vec<Arc<StageWaker>> = (0..n)
+        .map(|_| {
+            Arc::new(StageWaker {
+                ready: AtomicBool::new(true),
+                outer: Mutex::new(None),
+            })
+        })
+        .collect();
+    let task_wakers: Vec<Waker> = wakers.iter().map(|w| Waker::from(w.clone())).collect();
+    let left = Cell::new(n);
+    std::future::poll_fn(|cx| {
+        for w in &wakers {
+            if let Ok(mut outer) = w.outer.lock() {
+                match &*outer {
+                    Some(old) if old.will_wake(cx.waker()) => {}
+                    _ => *outer = Some(cx.waker().clone()),
+                }
+            }
+        }
+        while let Some(i) =
+            (0..n).find(|&i| futures[i].is_some() && wakers[i].ready.load(Ordering::Relaxed))
+        {
+            wakers[i].ready.store(false, Ordering::Relaxed);
+            let mut stage_cx = Context::from_waker(&task_wakers[i]);
+            if let Some(f) = futures[i].as_mut() {
+                if let Poll::Ready(v) = f.as_mut().poll(&mut stage_cx) {
+                    results[i] = Some(v);
+                    futures[i] = None;
+                    left.set(left.get() - 1);
+                }
+            }
+        }
+        if left.get() == 0 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    results
+        .into_iter()
+        .map(|r| r.expect("every stage ran to its end"))
+        .collect()
+}
+
+/// Runs `fut` to its end on this thread, for callers with nothing else to do meanwhile
+/// (tests, benchmarks, `mkfifo-sh`): a future that waits on nothing outside is polled
+/// again at once; one that waits on the outside world is polled until it is ready.
+pub fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
