@@ -882,20 +882,11 @@ impl Out<'_> {
         let text = &data[l.start..l.end];
         // GNU colors the matches of the lines that match (selected, or context with -v).
         if self.o.color && (sep == b':') != self.o.invert {
-            let mut pos = 0;
             let mut done = 0;
-            while pos <= text.len() {
-                let Some((s, e)) = search.find_at(text, pos, ctx.budget)? else {
-                    break;
-                };
-                if e == s {
-                    pos = s + 1;
-                    continue;
-                }
+            for (s, e) in matches(search, text, ctx)? {
                 self.buf.extend_from_slice(&text[done..s]);
                 paint(&mut self.buf, true, COLOR_MATCH, &text[s..e]);
                 done = e;
-                pos = e;
             }
             self.buf.extend_from_slice(&text[done..]);
         } else {
@@ -1061,6 +1052,18 @@ fn only_matching(
     sep: u8,
 ) -> Result<()> {
     let text = &data[l.start..l.end];
+    for (s, e) in matches(search, text, ctx)? {
+        out.prefix(l.number, l.start + s, sep, e - s);
+        paint(&mut out.buf, out.o.color, COLOR_MATCH, &text[s..e]);
+        out.buf.push(out.o.eol);
+    }
+    Ok(())
+}
+
+/// The non-empty matches in a line, left to right (what `-o` prints and `--color`
+/// paints).
+fn matches(search: &Search, text: &[u8], ctx: &mut Ctx<'_>) -> Result<Vec<(usize, usize)>> {
+    let mut found = Vec::new();
     let mut pos = 0;
     while pos <= text.len() {
         let Some((s, e)) = search.find_at(text, pos, ctx.budget)? else {
@@ -1070,10 +1073,8 @@ fn only_matching(
             pos = s + 1;
             continue;
         }
-        out.prefix(l.number, l.start + s, sep, e - s);
-        paint(&mut out.buf, out.o.color, COLOR_MATCH, &text[s..e]);
-        out.buf.push(out.o.eol);
+        found.push((s, e));
         pos = e;
     }
-    Ok(())
+    Ok(found)
 }

@@ -173,10 +173,4 @@ mod tests {
         assert_eq!(parse_size(b"k"), Ok(1024));
         assert_eq!(parse_size(b" k"), Err(SizeError::Invalid));
     }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(quote(b"a.txt"), "a.txt");
-        assert_eq!(quote(b"a b"), "'a b'");
-    }
 }
