@@ -5,7 +5,8 @@
 //! program line, an input line and the expected output lines, compared as JSON values
 //! the way jq's `--run-tests` compares them; `%%FAIL` cases expect a compile error. The
 //! pass rate of each file is printed, the failures go to `target/jq-suite.failed`, and
-//! `jq.test` must pass at least 97%.
+//! each file must pass at least its floor in `FLOORS` (a file that is missing, or a case
+//! that panics, fails the test).
 
 use std::path::PathBuf;
 
@@ -114,6 +115,18 @@ fn check(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
+/// Each of jq's test files and the fewest of its cases that must pass (`None`: all).
+/// jq.test's 12 others need modules, which need files; onig.test's other is an empty
+/// capture of a repeated group that Oniguruma reports (docs/jq.md).
+const FLOORS: &[(&str, Option<usize>)] = &[
+    ("jq", Some(435)),
+    ("man", None),
+    ("base64", None),
+    ("onig", Some(39)),
+    ("manonig", None),
+    ("optional", None),
+];
+
 #[test]
 fn jq_suites() {
     let dir = std::env::var_os("JQ_TESTS")
@@ -130,17 +143,20 @@ fn jq_suites() {
     }
     let mut report = String::new();
     let mut summary = Vec::new();
-    let mut jq_rate = 1.0;
-    for name in ["jq", "man", "base64", "onig", "manonig", "optional"] {
+    let mut below = Vec::new();
+    for &(name, floor) in FLOORS {
         let path = dir.join(format!("{name}.test"));
         let Ok(text) = std::fs::read_to_string(&path) else {
+            below.push(format!("{name}.test is missing from {}", dir.display()));
             continue;
         };
         let cases = parse_cases(&text);
         let mut pass = 0;
         for case in &cases {
-            let r =
-                std::panic::catch_unwind(|| check(case)).unwrap_or_else(|_| Err("panic".into()));
+            let r = std::panic::catch_unwind(|| check(case)).unwrap_or_else(|_| {
+                below.push(format!("{name}.test:{}: panic", case.line));
+                Err("panic".into())
+            });
             match r {
                 Ok(()) => pass += 1,
                 Err(why) => report.push_str(&format!(
@@ -150,8 +166,9 @@ fn jq_suites() {
             }
         }
         let rate = pass as f64 / cases.len().max(1) as f64;
-        if name == "jq" {
-            jq_rate = rate;
+        let need = floor.unwrap_or(cases.len());
+        if pass < need {
+            below.push(format!("{name}.test: {pass} cases pass, fewer than {need}"));
         }
         summary.push(format!(
             "{name}.test: {pass}/{} ({:.1}%)",
@@ -162,9 +179,5 @@ fn jq_suites() {
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/jq-suite.failed");
     let _ = std::fs::write(&out, &report);
     eprintln!("{}\nfailures: {}", summary.join("\n"), out.display());
-    assert!(
-        jq_rate >= 0.97,
-        "jq.test pass rate {:.1}% is below 97%",
-        jq_rate * 100.0
-    );
+    assert!(below.is_empty(), "{}", below.join("\n"));
 }

@@ -2,7 +2,7 @@
 //! step per name.
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::quote_arg;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -60,7 +60,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ops
     } else {
         if ops.len() > 2 {
-            let msg = format!("extra operand {}", quote_arg(&ops[2]));
+            let msg = format!("extra operand {}", quote_str(&ops[2]));
             usage_error(ctx.stderr, "basename", &msg);
             return Ok(1);
         }

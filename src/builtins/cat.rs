@@ -4,19 +4,21 @@
 
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
 const SPEC: Spec = Spec {
     short: "AbeEnstTuv",
     long: &[
-        long("number", Arg::No, Some('n')),
+        // In GNU's order, which its "ambiguous" message lists.
         long("number-nonblank", Arg::No, Some('b')),
-        long("show-all", Arg::No, Some('A')),
-        long("show-ends", Arg::No, Some('E')),
-        long("show-nonprinting", Arg::No, Some('v')),
-        long("show-tabs", Arg::No, Some('T')),
+        long("number", Arg::No, Some('n')),
         long("squeeze-blank", Arg::No, Some('s')),
+        long("show-nonprinting", Arg::No, Some('v')),
+        long("show-ends", Arg::No, Some('E')),
+        long("show-tabs", Arg::No, Some('T')),
+        long("show-all", Arg::No, Some('A')),
     ],
     stop_at_operand: false,
 };
@@ -100,11 +102,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let input = match ctx.open_stream(name).await? {
             Ok(input) => input,
             Err(reason) => {
-                ctx.stderr.extend_from_slice(b"cat: ");
-                ctx.stderr.extend_from_slice(name);
-                ctx.stderr.extend_from_slice(b": ");
-                ctx.stderr.extend_from_slice(reason.as_bytes());
-                ctx.stderr.push(b'\n');
+                let msg = format!("cat: {}: {reason}\n", quote_name(name));
+                ctx.stderr.extend_from_slice(msg.as_bytes());
                 status = 1;
                 continue;
             }

@@ -9,6 +9,7 @@ use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::lines::LineBlocks;
 use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -228,7 +229,7 @@ fn parse_list(list: &[u8], mode: Mode) -> std::result::Result<Vec<Range>, String
                             format!(
                                 "{} number {} is too large",
                                 if fields { "field" } else { "byte/character" },
-                                operands::quote_arg(digits)
+                                quote_str(digits)
                             )
                         })?;
                 }
@@ -247,7 +248,7 @@ fn parse_list(list: &[u8], mode: Mode) -> std::result::Result<Vec<Range>, String
                     } else {
                         "byte/character position"
                     },
-                    operands::quote_arg(&list[i..])
+                    quote_str(&list[i..])
                 ));
             }
         }

@@ -4,7 +4,8 @@
 
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::{self, quote_arg};
+use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -70,7 +71,7 @@ pub fn parse_stops(v: &[u8], stops: &mut Stops) -> std::result::Result<(), Strin
         if len == 0 {
             return Err(format!(
                 "tab size contains invalid character(s): {}",
-                quote_arg(&v[i.min(v.len())..])
+                quote_str(&v[i.min(v.len())..])
             ));
         }
         let n = v[i..i + len].iter().fold(0u64, |n, &d| {

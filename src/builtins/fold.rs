@@ -5,7 +5,8 @@
 
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::{self, quote_arg};
+use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -91,7 +92,7 @@ fn parse_width(v: &[u8]) -> std::result::Result<usize, String> {
     let digits = operands::trim_start_blanks(v);
     let digits = digits.strip_prefix(b"+").unwrap_or(digits);
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return Err(format!("invalid number of columns: {}", quote_arg(v)));
+        return Err(format!("invalid number of columns: {}", quote_str(v)));
     }
     let mut n: u64 = 0;
     for &d in digits {
@@ -103,7 +104,7 @@ fn parse_width(v: &[u8]) -> std::result::Result<usize, String> {
             None => {
                 return Err(format!(
                     "invalid number of columns: {}: Value too large for defined data type",
-                    quote_arg(v)
+                    quote_str(v)
                 ))
             }
         };
@@ -111,7 +112,7 @@ fn parse_width(v: &[u8]) -> std::result::Result<usize, String> {
     if n == 0 {
         return Err(format!(
             "invalid number of columns: {}: Numerical result out of range",
-            quote_arg(v)
+            quote_str(v)
         ));
     }
     Ok(usize::try_from(n).unwrap_or(usize::MAX))

@@ -14,7 +14,7 @@ use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
 const SPEC: Spec = Spec {
-    short: "0123456789A:B:C:D:EFGHIJLPTUVZabcd:e:f:hilm:noqrsuvwxyz",
+    short: "0123456789A:B:C:D:EFGHIJLPTUVX:Zabcd:e:f:hilm:noqrsuvwxyz",
     long: &[
         long("after-context", Arg::Required, Some('A')),
         long("basic-regexp", Arg::No, Some('G')),
@@ -36,10 +36,12 @@ const SPEC: Spec = Spec {
         long("files-with-matches", Arg::No, Some('l')),
         long("files-without-match", Arg::No, Some('L')),
         long("fixed-strings", Arg::No, Some('F')),
+        long("group-separator", Arg::Required, None),
         long("help", Arg::No, None),
         long("include", Arg::Required, None),
         long("ignore-case", Arg::No, Some('i')),
         long("no-ignore-case", Arg::No, None),
+        long("no-group-separator", Arg::No, None),
         long("initial-tab", Arg::No, Some('T')),
         long("label", Arg::Required, None),
         long("line-buffered", Arg::No, None),
@@ -198,6 +200,39 @@ struct Opts {
     group_separator: Option<Vec<u8>>,
     /// A context option was given (even `-A0`): groups get separators.
     context_given: bool,
+    /// `--color=always`: GNU's default GREP_COLORS escapes around names, numbers,
+    /// separators and matches.
+    color: bool,
+}
+
+/// GNU grep's default GREP_COLORS: matches, file names, line and byte numbers,
+/// separators.
+const COLOR_MATCH: &[u8] = b"01;31";
+const COLOR_NAME: &[u8] = b"35";
+const COLOR_NUMBER: &[u8] = b"32";
+const COLOR_SEPARATOR: &[u8] = b"36";
+
+/// `text`, inside SGR escapes of `code` when coloring.
+fn paint(buf: &mut Vec<u8>, color: bool, code: &[u8], text: &[u8]) {
+    if color {
+        buf.extend_from_slice(b"\x1b[");
+        buf.extend_from_slice(code);
+        buf.extend_from_slice(b"m\x1b[K");
+        buf.extend_from_slice(text);
+        buf.extend_from_slice(b"\x1b[m\x1b[K");
+    } else {
+        buf.extend_from_slice(text);
+    }
+}
+
+/// `--color=WHEN`: on, off, or GNU's message for a bad WHEN (which shows the help).
+fn color_arg(when: Option<&[u8]>) -> Option<bool> {
+    match when {
+        None => Some(false),
+        Some(b"always" | b"yes" | b"force") => Some(true),
+        Some(b"never" | b"no" | b"none" | b"auto" | b"tty" | b"if-tty") => Some(false),
+        Some(_) => None,
+    }
 }
 
 /// A compiled pattern set: GNU syntax (leftmost-longest) or `-P` (leftmost-first).
@@ -248,8 +283,9 @@ struct SearchCache {
     entries: Vec<CachedSearch>,
 }
 
-/// Patterns, matcher, -i, -w, -x, and the compiled set.
-type CachedSearch = (Vec<Vec<u8>>, u8, bool, bool, bool, Compiled);
+/// Patterns, matcher, -i, -w, -x, the compiled set, and the warnings GNU prints each
+/// time it compiles them.
+type CachedSearch = (Vec<Vec<u8>>, u8, bool, bool, bool, Compiled, Vec<String>);
 
 const SEARCH_CACHE: usize = 32;
 
@@ -305,6 +341,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         binary: Binary::Report,
         group_separator: Some(b"--".to_vec()),
         context_given: false,
+        color: false,
     };
     let mut icase = false;
     let mut word = false;
@@ -396,6 +433,36 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             "Z" => o.null_after_name = true,
             "z" => o.eol = 0,
             "T" => o.initial_tab = true,
+            "group-separator" => o.group_separator = Some(opt.value().to_vec()),
+            "no-group-separator" => o.group_separator = None,
+            "color" | "colour" => match color_arg(opt.value.as_deref()) {
+                Some(on) => o.color = on,
+                // GNU shows the help for a WHEN it does not know.
+                None => {
+                    ctx.stdout.extend_from_slice(HELP.as_bytes());
+                    return Ok(0);
+                }
+            },
+            "X" => {
+                let which = match opt.value() {
+                    b"grep" => Matcher::Basic,
+                    b"egrep" => Matcher::Extended,
+                    b"fgrep" => Matcher::Fixed,
+                    b"perl" => Matcher::Perl,
+                    other => {
+                        ctx.stderr.extend_from_slice(
+                            format!("grep: invalid matcher {}\n", String::from_utf8_lossy(other))
+                                .as_bytes(),
+                        );
+                        return Ok(2);
+                    }
+                };
+                if !m(which, &mut matcher) {
+                    ctx.stderr
+                        .extend_from_slice(b"grep: conflicting matchers specified\n");
+                    return Ok(2);
+                }
+            }
             "a" => o.binary = Binary::Text,
             "I" => o.binary = Binary::WithoutMatch,
             "binary-files" => {
@@ -473,7 +540,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let mut seen = std::collections::HashSet::new();
         patterns.retain(|p| seen.insert(p.clone()));
     }
-    if o.max_count == Some(0) && o.list != ListFiles::NonMatching {
+    // GNU does not even read the input when nothing can be selected: -m0, or no
+    // pattern at all (`-f /dev/null`) without -v.
+    let nothing = o.max_count == Some(0) || (patterns.is_empty() && !o.invert);
+    if nothing && o.list != ListFiles::NonMatching {
         return Ok(1);
     }
     if matcher == Matcher::Perl && patterns.len() > 1 {
@@ -555,8 +625,9 @@ fn compile(
         .entries
         .iter()
         .find(|e| e.0 == patterns && e.1 == kind && e.2 == icase && e.3 == word && e.4 == line)
-        .map(|e| e.5.clone());
-    if let Some(re) = cached {
+        .map(|e| (e.5.clone(), e.6.clone()));
+    if let Some((re, warnings)) = cached {
+        print_warnings(ctx, &warnings);
         return Ok(Search { re, empty: false });
     }
     if matcher == Matcher::Perl {
@@ -568,13 +639,15 @@ fn compile(
                 return Err(2);
             }
         };
-        remember(ctx, patterns, kind, icase, word, line, &re);
+        remember(ctx, patterns, kind, icase, word, line, &re, Vec::new());
         return Ok(Search { re, empty: false });
     }
     let mut branches = Vec::with_capacity(patterns.len());
     let mut groups = 0;
     let mut backrefs = false;
     let mut warnings: Vec<String> = Vec::new();
+    // GNU reports the error of each bad pattern, not only the first.
+    let mut bad = false;
     for p in patterns {
         let (mut node, g, b) = match matcher {
             Matcher::Fixed => (
@@ -600,7 +673,8 @@ fn compile(
                     Err(e) => {
                         ctx.stderr
                             .extend_from_slice(format!("grep: {}\n", e.message()).as_bytes());
-                        return Err(2);
+                        bad = true;
+                        continue;
                     }
                 }
             }
@@ -623,10 +697,10 @@ fn compile(
         }
         branches.push(node);
     }
-    for w in warnings {
-        ctx.stderr
-            .extend_from_slice(format!("grep: warning: {w}\n").as_bytes());
+    if bad {
+        return Err(2);
     }
+    print_warnings(ctx, &warnings);
     let node = if branches.len() == 1 {
         branches.pop().unwrap_or(Node::Empty)
     } else {
@@ -640,10 +714,18 @@ fn compile(
             return Err(2);
         }
     };
-    remember(ctx, patterns, kind, icase, word, line, &re);
+    remember(ctx, patterns, kind, icase, word, line, &re, warnings);
     Ok(Search { re, empty: false })
 }
 
+fn print_warnings(ctx: &mut Ctx<'_>, warnings: &[String]) {
+    for w in warnings {
+        ctx.stderr
+            .extend_from_slice(format!("grep: warning: {w}\n").as_bytes());
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn remember(
     ctx: &mut Ctx<'_>,
     patterns: &[Vec<u8>],
@@ -652,14 +734,21 @@ fn remember(
     word: bool,
     line: bool,
     re: &Compiled,
+    warnings: Vec<String>,
 ) {
     let mut cache = ctx.caches.get::<SearchCache>();
     if cache.entries.len() >= SEARCH_CACHE {
         cache.entries.remove(0);
     }
-    cache
-        .entries
-        .push((patterns.to_vec(), kind, icase, word, line, re.clone()));
+    cache.entries.push((
+        patterns.to_vec(),
+        kind,
+        icase,
+        word,
+        line,
+        re.clone(),
+        warnings,
+    ));
 }
 
 /// `-P`: Perl-style patterns through regex-syntax, read as bytes, leftmost-first as
@@ -729,37 +818,46 @@ struct Out<'o> {
 }
 
 impl Out<'_> {
-    fn prefix(&mut self, number: u64, offset: usize, sep: u8) {
+    /// The file name, line number and byte offset before a line (or an `-o` match of
+    /// `len` bytes), after a group separator when one is due.
+    fn prefix(&mut self, number: u64, offset: usize, sep: u8, len: usize) {
+        let color = self.o.color;
         if self.sep_due {
             self.sep_due = false;
             if let Some(s) = &self.o.group_separator {
-                self.buf.extend_from_slice(s);
+                paint(&mut self.buf, color, COLOR_SEPARATOR, s);
                 self.buf.push(b'\n');
             }
         }
         if self.show_names {
-            self.buf.extend_from_slice(self.fname);
-            self.buf.push(if self.o.null_after_name { 0 } else { sep });
-        }
-        if self.o.line_numbers {
-            if self.o.initial_tab {
-                self.buf
-                    .extend_from_slice(format!("{number:>19}").as_bytes());
+            paint(&mut self.buf, color, COLOR_NAME, self.fname);
+            if self.o.null_after_name {
+                self.buf.push(0);
             } else {
-                self.buf.extend_from_slice(number.to_string().as_bytes());
+                paint(&mut self.buf, color, COLOR_SEPARATOR, &[sep]);
             }
-            self.buf.push(sep);
         }
-        if self.o.byte_offset {
-            if self.o.initial_tab {
-                self.buf
-                    .extend_from_slice(format!("{offset:>19}").as_bytes());
+        // With -T, GNU pads numbers to the width of the largest offset of a file of
+        // unknown size (stdin is a pipe): 19 digits.
+        for (on, n) in [
+            (self.o.line_numbers, number),
+            (self.o.byte_offset, offset as u64),
+        ] {
+            if !on {
+                continue;
+            }
+            let text = if self.o.initial_tab {
+                format!("{n:>19}")
             } else {
-                self.buf.extend_from_slice(offset.to_string().as_bytes());
-            }
-            self.buf.push(sep);
+                n.to_string()
+            };
+            paint(&mut self.buf, color, COLOR_NUMBER, text.as_bytes());
+            paint(&mut self.buf, color, COLOR_SEPARATOR, &[sep]);
         }
-        if self.o.initial_tab && (self.show_names || self.o.line_numbers || self.o.byte_offset) {
+        if self.o.initial_tab
+            && len != 0
+            && (self.show_names || self.o.line_numbers || self.o.byte_offset)
+        {
             self.buf.push(b'\t');
         }
     }
@@ -780,8 +878,20 @@ impl Out<'_> {
             }
             return Ok(());
         }
-        self.prefix(l.number, l.start, sep);
-        self.buf.extend_from_slice(&data[l.start..l.end]);
+        self.prefix(l.number, l.start, sep, l.end - l.start);
+        let text = &data[l.start..l.end];
+        // GNU colors the matches of the lines that match (selected, or context with -v).
+        if self.o.color && (sep == b':') != self.o.invert {
+            let mut done = 0;
+            for (s, e) in matches(search, text, ctx)? {
+                self.buf.extend_from_slice(&text[done..s]);
+                paint(&mut self.buf, true, COLOR_MATCH, &text[s..e]);
+                done = e;
+            }
+            self.buf.extend_from_slice(&text[done..]);
+        } else {
+            self.buf.extend_from_slice(text);
+        }
         self.buf.push(self.o.eol);
         Ok(())
     }
@@ -908,14 +1018,18 @@ fn grep_one(
     }
     if o.count {
         if show_names {
-            ctx.stdout.extend_from_slice(fname);
-            ctx.stdout.push(if o.null_after_name { 0 } else { b':' });
+            paint(ctx.stdout, o.color, COLOR_NAME, fname);
+            if o.null_after_name {
+                ctx.stdout.push(0);
+            } else {
+                paint(ctx.stdout, o.color, COLOR_SEPARATOR, b":");
+            }
         }
         ctx.stdout
             .extend_from_slice(format!("{selected}\n").as_bytes());
     }
     let name_line = |ctx: &mut Ctx<'_>| {
-        ctx.stdout.extend_from_slice(fname);
+        paint(ctx.stdout, o.color, COLOR_NAME, fname);
         ctx.stdout.push(if o.null_after_name { 0 } else { b'\n' });
     };
     if !o.quiet {
@@ -938,6 +1052,18 @@ fn only_matching(
     sep: u8,
 ) -> Result<()> {
     let text = &data[l.start..l.end];
+    for (s, e) in matches(search, text, ctx)? {
+        out.prefix(l.number, l.start + s, sep, e - s);
+        paint(&mut out.buf, out.o.color, COLOR_MATCH, &text[s..e]);
+        out.buf.push(out.o.eol);
+    }
+    Ok(())
+}
+
+/// The non-empty matches in a line, left to right (what `-o` prints and `--color`
+/// paints).
+fn matches(search: &Search, text: &[u8], ctx: &mut Ctx<'_>) -> Result<Vec<(usize, usize)>> {
+    let mut found = Vec::new();
     let mut pos = 0;
     while pos <= text.len() {
         let Some((s, e)) = search.find_at(text, pos, ctx.budget)? else {
@@ -947,10 +1073,8 @@ fn only_matching(
             pos = s + 1;
             continue;
         }
-        out.prefix(l.number, l.start + s, sep);
-        out.buf.extend_from_slice(&text[s..e]);
-        out.buf.push(out.o.eol);
+        found.push((s, e));
         pos = e;
     }
-    Ok(())
+    Ok(found)
 }

@@ -8,7 +8,8 @@ use memchr::memchr;
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::lines::{last_lines_start, LineWindow};
-use crate::builtins::common::operands::{self, parse_size, quote_arg, SizeError};
+use crate::builtins::common::operands::{self, parse_size, SizeError};
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 use crate::stream::Stdin;
@@ -251,7 +252,7 @@ fn obsolete(spec: &[u8], o: &mut Opts) -> std::result::Result<(), ArgError> {
         (
             format!(
                 "invalid number of {what}: {}: Value too large for defined data type",
-                quote_arg(num)
+                quote_str(num)
             ),
             false,
         )
@@ -273,13 +274,13 @@ pub fn parse_count(arg: &[u8], bytes: bool) -> std::result::Result<(u64, bool), 
     match parse_size(num) {
         Ok(n) => Ok((n, elide)),
         Err(SizeError::Invalid) => Err((
-            format!("invalid number of {what}: {}", quote_arg(num)),
+            format!("invalid number of {what}: {}", quote_str(num)),
             false,
         )),
         Err(SizeError::TooLarge) => Err((
             format!(
                 "invalid number of {what}: {}: Value too large for defined data type",
-                quote_arg(num)
+                quote_str(num)
             ),
             false,
         )),

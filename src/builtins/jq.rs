@@ -458,6 +458,10 @@ impl Inputs for Source {
     }
 
     fn filename(&self) -> Val {
+        // jq names stdin "<stdin>", once it has read from it.
+        if !self.read_any {
+            return Val::Null;
+        }
         self.current().map_or(Val::Null, |(n, _)| n.clone())
     }
 
@@ -565,11 +569,18 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
     // the inputs
     let mut files = Vec::new();
     if o.files.is_empty() {
-        files.push((Val::Null, ctx.stdin.read_all().await?));
+        files.push((Val::str("<stdin>".to_string()), ctx.stdin.read_all().await?));
     } else {
         for f in &o.files {
             match open(ctx, f).await? {
-                Ok(d) => files.push((Val::str(String::from_utf8_lossy(f).into_owned()), d)),
+                Ok(d) => {
+                    let name = if f == b"-" {
+                        "<stdin>".to_string()
+                    } else {
+                        String::from_utf8_lossy(f).into_owned()
+                    };
+                    files.push((Val::str(name), d))
+                }
                 Err(e) => {
                     ctx.stderr.extend_from_slice(
                         format!(

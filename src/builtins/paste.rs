@@ -7,6 +7,7 @@ use crate::budget::{Budget, ByteMeter};
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::lines::LineBlocks;
 use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 use crate::stream::Stdin;
@@ -178,7 +179,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 inputs.push(Lines::new(input, eol));
             }
             Err(reason) => {
-                let msg = format!("paste: {}: {reason}\n", operands::quote(name));
+                let msg = format!("paste: {}: {reason}\n", quote_name(name));
                 ctx.stderr.extend_from_slice(msg.as_bytes());
                 return Ok(1);
             }

@@ -13,7 +13,7 @@ use xsalsa20poly1305::aead::{AeadInPlace, KeyInit};
 use xsalsa20poly1305::{Key, Nonce, Tag, XSalsa20Poly1305};
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::digest::quote_name;
+use crate::builtins::common::quote::quote_name;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 use crate::stream::Stdin;

@@ -33,13 +33,17 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         match o.key {
             "b" => before = true,
             "r" => regex = true,
-            _ => {
-                sep = o.value().to_vec();
-                if sep.is_empty() {
-                    sep = vec![0];
-                }
-            }
+            _ => sep = o.value().to_vec(),
         }
+    }
+    if sep.is_empty() {
+        // GNU: an empty string separates at NUL bytes, an empty regex is refused.
+        if regex {
+            ctx.stderr
+                .extend_from_slice(b"tac: separator cannot be empty\n");
+            return Ok(1);
+        }
+        sep = vec![0];
     }
     let re = if regex {
         let opts = Options {
@@ -85,7 +89,7 @@ async fn open(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<Option<crate::builtins::
         Err(reason) => {
             let msg = format!(
                 "tac: failed to open {} for reading: {reason}\n",
-                operands::quote_arg(name)
+                crate::builtins::common::quote::quote_name_always(name)
             );
             ctx.stderr.extend_from_slice(msg.as_bytes());
             Ok(None)

@@ -9,7 +9,8 @@ use memchr::memchr;
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::lines::{last_lines_start, LineWindow};
-use crate::builtins::common::operands::{self, parse_size, quote_arg, SizeError};
+use crate::builtins::common::operands::{self, parse_size, SizeError};
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 use crate::stream::Stdin;
@@ -218,13 +219,17 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
                 o.count = match parse_size(num) {
                     Ok(n) => n,
                     Err(SizeError::Invalid) => {
-                        return Err((format!("invalid number of {what}: {}", quote_arg(v)), false))
+                        // GNU names the number without the `-` it allows before it.
+                        return Err((
+                            format!("invalid number of {what}: {}", quote_str(num)),
+                            false,
+                        ));
                     }
                     Err(SizeError::TooLarge) => {
                         return Err((
                             format!(
                             "invalid number of {what}: {}: Value too large for defined data type",
-                            quote_arg(v)
+                            quote_str(num)
                         ),
                             false,
                         ))
@@ -242,7 +247,7 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
                         return Err((
                             format!(
                                 "invalid argument {} for '--follow'\nValid arguments are:\n  - 'descriptor'\n  - 'name'",
-                                quote_arg(v)
+                                quote_str(v)
                             ),
                             true,
                         ))
@@ -258,7 +263,7 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
             "pid" => {
                 let ok = !v.is_empty() && v.iter().all(u8::is_ascii_digit);
                 if !ok {
-                    return Err((format!("invalid PID: {}", quote_arg(v)), false));
+                    return Err((format!("invalid PID: {}", quote_str(v)), false));
                 }
                 o.pid = true;
             }
@@ -269,7 +274,7 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
                     .is_some_and(|x| x >= 0.0);
                 if !ok {
                     return Err((
-                        format!("invalid number of seconds: {}", quote_arg(v)),
+                        format!("invalid number of seconds: {}", quote_str(v)),
                         false,
                     ));
                 }
@@ -279,7 +284,7 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
                     return Err((
                         format!(
                             "invalid maximum number of unchanged stats between opens: {}",
-                            quote_arg(v)
+                            quote_str(v)
                         ),
                         false,
                     ));
@@ -340,7 +345,7 @@ fn obsolete(args: &[Vec<u8>], o: &mut Opts) -> std::result::Result<Option<Vec<Ve
                 return Err((
                     format!(
                         "invalid number: {}: Numerical result out of range",
-                        quote_arg(first)
+                        quote_str(first)
                     ),
                     false,
                 ))

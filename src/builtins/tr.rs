@@ -5,7 +5,7 @@
 
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::quote_arg;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -223,7 +223,7 @@ fn parse_set(s: &[u8], warn: &mut Vec<u8>) -> std::result::Result<Vec<Elem>, Str
 }
 
 fn shown(bytes: &[u8]) -> String {
-    let q = quote_arg(bytes);
+    let q = quote_str(bytes);
     q[1..q.len() - 1].to_string()
 }
 
@@ -247,7 +247,7 @@ fn bracket(chars: &[Ch], i: usize) -> std::result::Result<Option<(Elem, usize)>,
             }
             return match Class::from_name(&body) {
                 Some(class) => Ok(Some((Elem::Class(class), close + 2))),
-                None => Err(format!("invalid character class {}", quote_arg(&body))),
+                None => Err(format!("invalid character class {}", quote_str(&body))),
             };
         }
         return match body.as_slice() {
@@ -275,7 +275,7 @@ fn bracket(chars: &[Ch], i: usize) -> std::result::Result<Option<(Elem, usize)>,
         let count = parse_count(&body).ok_or_else(|| {
             format!(
                 "invalid repeat count {} in [c*n] construct",
-                quote_arg(&body)
+                quote_str(&body)
             )
         })?;
         return Ok(Some((Elem::Repeat(c, count.filter(|&n| n > 0)), j + 1)));
@@ -558,12 +558,12 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         } else {
             "Two strings must be given when translating."
         };
-        let msg = format!("missing operand after {}\n{why}", quote_arg(&ops[0]));
+        let msg = format!("missing operand after {}\n{why}", quote_str(&ops[0]));
         usage_error(ctx.stderr, "tr", &msg);
         return Ok(1);
     }
     if ops.len() > max {
-        let mut msg = format!("extra operand {}", quote_arg(&ops[max]));
+        let mut msg = format!("extra operand {}", quote_str(&ops[max]));
         if max == 1 {
             msg.push_str("\nOnly one string may be given when deleting without squeezing repeats.");
         }

@@ -7,7 +7,8 @@ use memchr::memchr;
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::lines::LineBlocks;
-use crate::builtins::common::operands::{self, quote_arg};
+use crate::builtins::common::operands;
+use crate::builtins::common::quote::{quote_name, quote_str};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -76,7 +77,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     if let Some(out) = operands.get(1) {
         if out != b"-" {
-            let msg = format!("uniq: {}: Read-only file system\n", operands::quote(out));
+            let msg = format!("uniq: {}: Read-only file system\n", quote_name(out));
             ctx.stderr.extend_from_slice(msg.as_bytes());
             return Ok(1);
         }
@@ -331,7 +332,7 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
                         return Err((
                             format!(
                                 "invalid argument {} for '--all-repeated'\nValid arguments are:\n  - 'none'\n  - 'prepend'\n  - 'separate'",
-                                quote_arg(v)
+                                quote_str(v)
                             ),
                             true,
                         ))
@@ -349,7 +350,7 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
                         return Err((
                             format!(
                                 "invalid argument {} for '--group'\nValid arguments are:\n  - 'prepend'\n  - 'append'\n  - 'separate'\n  - 'both'",
-                                quote_arg(v)
+                                quote_str(v)
                             ),
                             true,
                         ))
@@ -359,7 +360,10 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
             "f" => {
                 o.skip_fields = count(v).ok_or_else(|| {
                     (
-                        format!("{}: invalid number of fields to skip", quote_arg(v)),
+                        format!(
+                            "{}: invalid number of fields to skip",
+                            String::from_utf8_lossy(v)
+                        ),
                         false,
                     )
                 })?
@@ -367,7 +371,10 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
             "s" => {
                 o.skip_chars = count(v).ok_or_else(|| {
                     (
-                        format!("{}: invalid number of bytes to skip", quote_arg(v)),
+                        format!(
+                            "{}: invalid number of bytes to skip",
+                            String::from_utf8_lossy(v)
+                        ),
                         false,
                     )
                 })?
@@ -375,7 +382,10 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
             "w" => {
                 o.check_chars = Some(count(v).ok_or_else(|| {
                     (
-                        format!("{}: invalid number of bytes to compare", quote_arg(v)),
+                        format!(
+                            "{}: invalid number of bytes to compare",
+                            String::from_utf8_lossy(v)
+                        ),
                         false,
                     )
                 })?)
@@ -398,7 +408,7 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Fai
         ));
     }
     if let Some(extra) = parsed.operands.get(2) {
-        return Err((format!("extra operand {}", quote_arg(extra)), true));
+        return Err((format!("extra operand {}", quote_str(extra)), true));
     }
     Ok((o, parsed.operands))
 }

@@ -4,7 +4,9 @@
 
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::{self, quote_arg};
+use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_name;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -76,7 +78,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             if let Some(extra) = parsed.operands.first() {
                 let msg = format!(
                     "extra operand {}\nfile operands cannot be combined with --files0-from",
-                    quote_arg(extra)
+                    quote_str(extra)
                 );
                 usage_error(ctx.stderr, "wc", &msg);
                 return Ok(1);
@@ -95,7 +97,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 if name.is_empty() {
                     let msg = format!(
                         "wc: {}:{}: invalid zero-length file name\n",
-                        operands::quote(from),
+                        quote_name(from),
                         i + 1
                     );
                     ctx.stderr.extend_from_slice(msg.as_bytes());

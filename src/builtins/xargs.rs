@@ -284,9 +284,9 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         Some(name) => match ctx.open(name).await? {
             Ok(data) => data.to_vec(),
             Err(reason) => {
-                let mut msg = b"xargs: cannot open ".to_vec();
+                let mut msg = b"xargs: Cannot open input file ".to_vec();
                 msg.extend_from_slice(&crate::builtins::common::quote::quote(name));
-                msg.extend_from_slice(b" for reading: ");
+                msg.extend_from_slice(b": ");
                 msg.extend_from_slice(reason.as_bytes());
                 msg.push(b'\n');
                 ctx.stderr.extend_from_slice(&msg);
@@ -296,13 +296,28 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         None => ctx.stdin.read_all().await?,
     };
     ctx.budget.spend_bytes(input.len())?;
-    let (items, read_error) = if let Some(d) = o.delim {
+    let (mut items, read_error) = if let Some(d) = o.delim {
         (split_delimited(&input, d), None)
     } else if o.replace.is_some() {
         read_lines(&input, o.eof.as_deref())
     } else {
         read_words(&input, o.eof.as_deref())
     };
+    // An argument is a C string to GNU: it ends at a NUL, which GNU warns about unless
+    // the items are delimited.
+    let mut nul = false;
+    for item in &mut items {
+        if let Some(z) = memchr::memchr(0, &item.word) {
+            item.word.truncate(z);
+            nul = true;
+        }
+    }
+    if nul && o.delim.is_none() {
+        ctx.stderr.extend_from_slice(
+            b"xargs: WARNING: a NUL character occurred in the input.  It cannot be passed \
+through in the argument list.  Did you mean to use the --null option?\n",
+        );
+    }
     ctx.budget.spend(items.len() as u64)?;
 
     let mut runner = Runner {

@@ -2,7 +2,6 @@
 bytes above 127, CRLF, no final newline; `-` twice; operands that do not exist."""
 import shlex
 
-THRESHOLD = 0.99
 
 OPTS = ["-A", "-b", "-e", "-E", "-n", "-s", "-t", "-T", "-u", "-v", "-bn", "-sn", "-vET",
         "-nA", "--number", "--number-nonblank", "--show-all", "--show-ends",

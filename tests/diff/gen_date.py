@@ -8,7 +8,6 @@ freezes the reference's clock. No case may set the clock: the reference runs as 
 """
 import shlex
 
-THRESHOLD = 0.99
 
 # Zones that both the system's tzdata and the bundled database hold, with DST or not.
 ZONES = [

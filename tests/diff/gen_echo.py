@@ -2,7 +2,6 @@
 -e (octal, hex, \c), bytes above 127 and odd backslashes."""
 import shlex
 
-THRESHOLD = 0.99
 
 OPTS = ["-n", "-e", "-E", "-ne", "-en", "-nE", "-Ee", "-neE", "-x", "-", "--", "-nx", "-e-n",
         "--help-me", "-nn", "-eee"]

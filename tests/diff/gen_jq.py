@@ -5,7 +5,6 @@ with the options people use, compared with jq 1.7.1."""
 import json
 import shlex
 
-THRESHOLD = 0.99
 
 NUMS = ["0", "-0", "1", "-1", "2", "3", "10", "1.5", "-2.25", "0.1", "1.10", "1E2", "1e2",
         "100000000000000000000", "9007199254740993", "-9007199254740993", "1e1000",

@@ -3,7 +3,6 @@ random arguments (integers in every base, char constants, floats near the edges 
 double, strings for %b and %q), plus bad formats and bad numbers."""
 import shlex
 
-THRESHOLD = 0.99
 
 INTS = [
     "0", "1", "-1", "42", "+7", "007", "010", "08", "0x1f", "0X1F", "-0x10", "0x", "12abc",

@@ -2,7 +2,6 @@
 values past 2^64, invalid ones), with -w, -s and -f formats, kept to short outputs."""
 import shlex
 
-THRESHOLD = 0.99
 
 BAD = ["x", "", " ", "1e", "1x", "1 ", "nan", "-nan", "1..2", "--", "0x", "+", "-", "1,5",
        "abc", "1e+", ".", "e5", "1e5000", "-1e5000", "1e-5000", "0x1p99999"]

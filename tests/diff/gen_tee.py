@@ -2,7 +2,6 @@
 create them; they are listed in known.txt)."""
 import shlex
 
-THRESHOLD = 0.99
 
 OPTS = ["-a", "-i", "-p", "-ai", "--append", "--ignore-interrupts", "--output-error",
         "--output-error=warn", "--output-error=exit", "--output-error=warn-nopipe",

@@ -3,7 +3,6 @@ and random well-formed expressions, with integers of every shape; file tests nam
 that do not exist (there is no file system)."""
 import shlex
 
-THRESHOLD = 0.99
 
 STRINGS = ["", "a", "b", "abc", "x y", "0", "1", "-1", "+1", " 2", "2 ", "\t3\t", "10",
            "007", "-0", "99999999999999999999", "-99999999999999999999", "1.0", "0x1",

@@ -3,7 +3,6 @@ NULs) under -0 -d -n -L -l -I -i -r -s -x -E -e -t -P, running builtins (echo, p
 true, false, test) and a missing command."""
 import shlex
 
-THRESHOLD = 0.99
 
 WORDS = ["a", "b", "c", "hello", "x y", "'q w'", '"d e"', "f\\ g", "\\'", '\\"', "''", '""',
          "it\\'s", "-n", "-e", "%s", "\\\\", "1", "22", "333", "\u00e9", "{}", "x{}y"]

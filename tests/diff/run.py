@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Differential suite: every generated case runs under the reference tools and under
-mkfifo-sh, and stdout bytes plus exit status must agree.
+mkfifo-sh, and stdout bytes, stderr bytes and exit status must agree.
 
 Generators are the modules tests/diff/gen_*.py. Each defines `cases(rng)`, yielding dicts:
 
@@ -10,16 +10,26 @@ Generators are the modules tests/diff/gen_*.py. Each defines `cases(rng)`, yield
      "ref": "...",                  # optional: the reference script, when it is not `script`
      "env": {"TZ": "UTC"}}          # optional, for both sides
 
-and may set THRESHOLD (the pass rate it must reach, default 0.99). The reference runs as
+and may set STDERR = False when the reference's diagnostics cannot be the same (the shell:
+bash names itself and its script line). The reference runs as
 `bash -c` with LC_ALL=C, with bash's own echo, printf, test and [ disabled so that GNU
 coreutils answer, and with the reference jq 1.7.1 and rclone first on PATH. mkfifo-sh
 runs every case in one process (`--batch`).
 
 Known differences are listed in tests/diff/known.txt, one per line:
     TOOL <TAB> REGEX (searched in the script) <TAB> reason
+    TOOL stderr <TAB> REGEX (searched in the reference's stderr) <TAB> reason
+                                 (only stderr differs; stdout and status agree)
 They still count as failures; the report lists them with their reason.
 
+The suite fails when a tool's pass rate is below its floor in tests/diff/floors.txt
+(TOOL <TAB> RATE; every tool needs one; --raise-floors writes the rates reached, never
+lowering one), when any case panics (status 70 with mkfifo-sh's panic message), and when
+an option table in tests/diff/options/ is incomplete or lists an implemented option no
+case uses alone and combined (options.py).
+
 Usage: run.py [--only TOOL[,TOOL]] [--gen NAME] [--bin PATH] [--jobs N] [--report FILE] [--show N]
+              [--raise-floors]
 """
 import argparse
 import base64
@@ -34,10 +44,14 @@ import sys
 import time
 from pathlib import Path
 
+import options
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SEED = 20261130
-PRELUDE = "enable -n echo printf test '['\n"
+# On the script's first line, so that bash's "line N" is the script's; $0 is `sh`, the
+# name mkfifo-sh gives itself, so that messages start alike.
+PRELUDE = "enable -n echo printf test '['; "
 REF_TIMEOUT = 20
 
 
@@ -55,6 +69,7 @@ def load_generators(only_gen):
 
 
 def load_known():
+    """(tool, stderr only, regex, reason) of each line of known.txt."""
     known = []
     path = HERE / "known.txt"
     if path.exists():
@@ -62,8 +77,31 @@ def load_known():
             if not line.strip() or line.startswith("#"):
                 continue
             tool, pattern, reason = line.split("\t", 2)
-            known.append((tool, re.compile(pattern), reason))
+            tool, _, kind = tool.partition(" ")
+            known.append((tool, kind == "stderr", re.compile(pattern), reason))
     return known
+
+
+FLOORS = HERE / "floors.txt"
+
+
+def load_floors():
+    floors = {}
+    if FLOORS.exists():
+        for line in FLOORS.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                tool, rate = line.split("\t")[:2]
+                floors[tool] = float(rate.rstrip("%")) / 100
+    return floors
+
+
+def write_floors(floors):
+    lines = ["# TOOL<TAB>the lowest pass rate the differential suite accepts (run.py --raise-floors)"]
+    lines += [f"{tool}\t{rate * 100:.2f}%" for tool, rate in sorted(floors.items())]
+    FLOORS.write_text("\n".join(lines) + "\n")
+
+
+PANIC = b"mkfifo-sh: panic:"
 
 
 def reference_env(extra):
@@ -81,7 +119,7 @@ def run_reference(case):
     script = case.get("ref", case["script"])
     try:
         p = subprocess.run(
-            ["bash", "-c", PRELUDE + script],
+            ["bash", "-c", PRELUDE + script, "sh"],
             input=case.get("stdin", b""),
             capture_output=True,
             env=reference_env(case.get("env")),
@@ -129,22 +167,28 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", help="write the table as Markdown to this file")
     ap.add_argument("--show", type=int, default=3, help="failures to print per tool")
+    ap.add_argument("--raise-floors", action="store_true",
+                    help="store each tool's rate as its floor when it is higher")
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
     only_gen = set(args.gen.split(",")) if args.gen else None
 
-    cases, thresholds = [], {}
+    cases = []
     for name, mod in load_generators(only_gen):
         rng = random.Random(f"{SEED}-{name}")
         for case in mod.cases(rng):
             if only and case["tool"] not in only:
                 continue
             case["gen"] = name
-            thresholds[case["tool"]] = getattr(mod, "THRESHOLD", 0.99)
+            case["stderr"] = getattr(mod, "STDERR", True)
             cases.append(case)
     if not cases:
         sys.exit("no cases")
     known = load_known()
+    floors = load_floors()
+    problems = []
+    if not only and not only_gen:
+        problems, coverage = options.check(options.load_tables(), cases, reference_env({}))
 
     t0 = time.time()
     ours = run_ours(args.bin, cases)
@@ -157,14 +201,23 @@ def main():
     fail_dir.mkdir(parents=True, exist_ok=True)
     stats = {}
     failures = {}
+    panics = []
     for i, (case, mine, ref) in enumerate(zip(cases, ours, refs)):
         tool = case["tool"]
-        s = stats.setdefault(tool, {"cases": 0, "pass": 0, "known": 0})
+        s = stats.setdefault(tool, {"cases": 0, "pass": 0, "known": 0, "stderr": 0})
         s["cases"] += 1
-        if ref[0] is not None and mine[0] == ref[0] and mine[1] == ref[1]:
+        if mine[0] == 70 and PANIC in mine[2]:
+            panics.append((i, case, mine))
+        same = ref[0] is not None and mine[0] == ref[0] and mine[1] == ref[1]
+        stderr_only = same and case["stderr"] and mine[2] != ref[2]
+        if same and not stderr_only:
             s["pass"] += 1
             continue
-        reason = next((r for t, pat, r in known if t == tool and pat.search(case["script"])), None)
+        if stderr_only:
+            s["stderr"] += 1
+        where = ref[2].decode(errors="replace") if stderr_only else case["script"]
+        reason = next((r for t, err, pat, r in known
+                       if t == tool and err == stderr_only and pat.search(where)), None)
         if reason:
             s["known"] += 1
         failures.setdefault(tool, []).append((i, case, mine, ref, reason))
@@ -180,23 +233,46 @@ def main():
                 f.write(f"ours:   status {mine[0]} stdout {show(mine[1])} stderr {show(mine[2])}\n")
                 f.write(f"ref:    status {ref[0]} stdout {show(ref[1])} stderr {show(ref[2])}\n\n")
 
-    rows = ["| tool | cases | pass | known differences | other failures | pass rate |",
-            "|---|---:|---:|---:|---:|---:|"]
+    rows = ["| tool | cases | pass | known differences | other failures | of which stderr only | pass rate | floor |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     ok = True
     total = passed = 0
+    rates = {}
     for tool in sorted(stats):
         s = stats[tool]
-        rate = s["pass"] / s["cases"]
+        rate = rates[tool] = s["pass"] / s["cases"]
         other = s["cases"] - s["pass"] - s["known"]
         total += s["cases"]
         passed += s["pass"]
-        mark = "" if rate >= thresholds[tool] else " (below target)"
-        if mark:
+        floor = floors.get(tool)
+        mark = ""
+        if floor is None:
+            mark = " (no floor)"
+        elif rate + 1e-9 < floor:
+            mark = " (below floor)"
+        if mark and not args.raise_floors:
             ok = False
-        rows.append(f"| {tool} | {s['cases']} | {s['pass']} | {s['known']} | {other} | {rate:.2%}{mark} |")
-    rows.append(f"| **all** | {total} | {passed} | | | {passed / total:.2%} |")
+        shown = "-" if floor is None else f"{floor:.2%}"
+        rows.append(f"| {tool} | {s['cases']} | {s['pass']} | {s['known']} | {other} | {s['stderr']} "
+                    f"| {rate:.2%}{mark} | {shown} |")
+    rows.append(f"| **all** | {total} | {passed} | | | | {passed / total:.2%} | |")
     table = "\n".join(rows)
     print(table)
+    if args.raise_floors:
+        for tool, rate in rates.items():
+            floors[tool] = max(floors.get(tool, 0), int(rate * 10000) / 10000)
+        write_floors(floors)
+    if not only and not only_gen:
+        table += "\n\n| options of | implemented | not applicable | not yet |\n|---|---:|---:|---:|\n"
+        table += "\n".join(f"| {c} | {y} | {na} | {no} |" for c, y, na, no in coverage)
+        for p in problems:
+            print(f"OPTIONS: {p}")
+        if problems:
+            ok = False
+    for i, case, mine in panics[:20]:
+        print(f"\nPANIC {case['tool']} case {i}: {case['script']!r}: {show(mine[2])}")
+    if panics:
+        ok = False
     print(f"\nmkfifo-sh: {t1 - t0:.1f} s for {len(cases)} cases; reference: {t2 - t1:.1f} s")
     for tool, fails in sorted(failures.items()):
         unexplained = [f for f in fails if not f[4]]

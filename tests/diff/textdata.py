@@ -76,3 +76,23 @@ def version(rng):
     pre = rng.choice(["", "", "v", "file-", "lib", ".", "a"])
     suf = rng.choice(["", "", "", ".tar.gz", "~", ".txt", "a", ".orig"])
     return pre + sep.join(parts) + suf
+
+
+# The inputs every option meets (gen_manual.py): empty, one newline, no final newline,
+# bytes above 127, invalid UTF-8, a NUL, CRLF line ends, a very long line, blank runs,
+# repeated lines; a few words and digits so that patterns and fields have something to find.
+EDGE_INPUTS = [
+    b"",
+    b"\n",
+    b"a b\nabc\n10 x\n",
+    b"abc\nb:a\n1,2",
+    b"caf\xc3\xa9 a\n\xe9t\xe9 b\n\xff\x80a\n",
+    b"a\xc3(b\n\xe2\x82a\n\xed\xa0\x80 c\n",
+    b"a\x00b\nb\n\x00\n",
+    b"a b\r\nb\r\n\r\nc a\r\n",
+    b"a" * 70000 + b" b\n" + b"x:" * 5000 + b"\n",
+    b"\n\n\na\n\n\nb\n\n",
+    b"b\nb\na\na\na\nB\nb\n",
+    b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\na 1\nb 2\n",
+    b"\tx\ty\n  lead\ntrail  \n a:b:c\n1:2:3\n",
+]

@@ -11,7 +11,7 @@ use data_encoding::{BASE32, BASE32HEX, BASE64, BASE64URL, HEXUPPER};
 
 use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::digest::quote_name;
+use crate::builtins::common::quote::{quote_name, quote_str};
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -608,7 +608,7 @@ pub async fn run_tool(
             "w" => match parse_wrap(opt.value()) {
                 Some(w) => width = w,
                 None => {
-                    let msg = format!("{prog}: invalid wrap size: {}\n", quote_arg(opt.value()));
+                    let msg = format!("{prog}: invalid wrap size: {}\n", quote_str(opt.value()));
                     ctx.stderr.extend_from_slice(msg.as_bytes());
                     return Ok(1);
                 }
@@ -629,7 +629,7 @@ pub async fn run_tool(
         return Ok(1);
     };
     if let Some(extra) = parsed.operands.get(1) {
-        let msg = format!("extra operand {}", quote_arg(extra));
+        let msg = format!("extra operand {}", quote_str(extra));
         usage_error(ctx.stderr, prog, &msg);
         return Ok(1);
     }
@@ -707,11 +707,6 @@ fn parse_wrap(v: &[u8]) -> Option<usize> {
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0),
     )
-}
-
-/// An argument quoted as GNU's messages quote it (`'x'`).
-fn quote_arg(v: &[u8]) -> String {
-    format!("'{}'", String::from_utf8_lossy(v))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! Input is hashed as it comes, in blocks of at most 64 KiB; a `-c` list is read whole
 //! (it is small), the files it names as streams.
 
+use crate::builtins::common::quote::quote_name;
 use blake2::digest::block_api::{Buffer, UpdateCore, VariableOutputCore};
 use blake2::digest::block_buffer::BlockBuffer;
 use blake2::Blake2bVarCore;
@@ -384,51 +385,6 @@ fn write_line(out: &mut Vec<u8>, o: &Options, name: &[u8], digest: &[u8]) {
         out.extend_from_slice(&shown);
     }
     out.push(if o.zero { 0 } else { b'\n' });
-}
-
-/// A file name as GNU quotes it in messages (C locale, shell-escape style): bare when
-/// it is made of safe characters, else in `'...'`, with runs of control characters,
-/// quotes and bytes above 127 in `$'...'`.
-pub fn quote_name(name: &[u8]) -> String {
-    let safe = |b: u8| b.is_ascii_alphanumeric() || b"-_./+,:@%^=".contains(&b);
-    if !name.is_empty() && name.iter().all(|&b| safe(b)) {
-        return String::from_utf8_lossy(name).into_owned();
-    }
-    let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'\'';
-    let mut s = String::new();
-    let mut i = 0;
-    while i < name.len() {
-        let run = name[i..]
-            .iter()
-            .take_while(|&&b| plain(b) == plain(name[i]))
-            .count();
-        let piece = &name[i..i + run];
-        if plain(name[i]) {
-            s.push('\'');
-            s.push_str(&String::from_utf8_lossy(piece));
-            s.push('\'');
-        } else {
-            if i == 0 {
-                s.push_str("''");
-            }
-            s.push_str("$'");
-            for &b in piece {
-                match b {
-                    b'\'' => s.push_str("\\'"),
-                    b'\n' => s.push_str("\\n"),
-                    b'\t' => s.push_str("\\t"),
-                    b'\r' => s.push_str("\\r"),
-                    _ => s.push_str(&format!("\\{b:03o}")),
-                }
-            }
-            s.push('\'');
-        }
-        i += run;
-    }
-    if name.is_empty() {
-        s.push_str("''");
-    }
-    s
 }
 
 /// One line of a check list, parsed.

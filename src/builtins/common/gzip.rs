@@ -65,6 +65,7 @@ const SPEC: Spec = Spec {
         long("silent", Arg::No, Some('q')),
         long("stdout", Arg::No, Some('c')),
         long("suffix", Arg::Required, Some('S')),
+        long("synchronous", Arg::No, None),
         long("test", Arg::No, Some('t')),
         long("time", Arg::No, Some('M')),
         long("to-stdout", Arg::No, Some('c')),
@@ -135,6 +136,11 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
                 ctx.stderr.extend_from_slice(text.as_bytes());
                 return Ok(1);
             }
+            "S" if opt.value().is_empty() => {
+                ctx.stderr
+                    .extend_from_slice(format!("{prog}: invalid suffix ''\n").as_bytes());
+                return Ok(1);
+            }
             k if k.len() == 1 && k.as_bytes()[0].is_ascii_digit() => {
                 o.level = (k.as_bytes()[0] - b'0') as u32;
             }
@@ -180,24 +186,38 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
         } else if o.decompress || o.test {
             decompress_all(ctx, prog, &shown, &mut input, &o).await?.0
         } else {
-            compress(ctx, &stream, o.level).await?;
+            let (read, wrote) = compress(ctx, &stream, o.level).await?;
+            if o.verbose {
+                // The saving, counting neither the 10-byte header nor the 8-byte trailer.
+                let ratio = ratio_text(wrote.saturating_sub(18), read);
+                ctx.stderr
+                    .extend_from_slice(format!("{ratio}\n").as_bytes());
+            }
             0
         };
         status = worse(status, s);
+        if s == 1 && ctx.stderr.ends_with(b": unexpected end of file\n") {
+            // GNU gzip exits at a stream that ends too early: later operands are not read.
+            break;
+        }
     }
     Ok(status)
 }
 
 /// Compresses `input` into one gzip member, as GNU gzip writes it for stdin.
-async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, level: u32) -> Result<()> {
+/// Returns the bytes read and written.
+async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, level: u32) -> Result<(u64, u64)> {
     let xfl = match level {
         1 => 4,
         9 => 2,
         _ => 0,
     };
     let mut written = ByteMeter::default();
-    let mut emit =
-        |ctx: &mut Ctx<'_>, from: usize| written.add(ctx.budget, ctx.stdout.len() - from);
+    let (mut read, mut wrote) = (0u64, 0u64);
+    let mut emit = |ctx: &mut Ctx<'_>, from: usize| {
+        wrote += (ctx.stdout.len() - from) as u64;
+        written.add(ctx.budget, ctx.stdout.len() - from)
+    };
     let from = ctx.stdout.len();
     ctx.stdout
         .extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 3]);
@@ -205,6 +225,7 @@ async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, level: u32) -> Result<()> {
     let mut deflate = Deflate::new(level);
     let mut crc = Crc::new();
     while let Some(chunk) = input.read().await? {
+        read += chunk.len() as u64;
         for piece in chunk.chunks(PIECE) {
             crc.update(piece);
             let from = ctx.stdout.len();
@@ -218,7 +239,8 @@ async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, level: u32) -> Result<()> {
     ctx.stdout.extend_from_slice(&crc.sum().to_le_bytes());
     ctx.stdout.extend_from_slice(&crc.amount().to_le_bytes());
     emit(ctx, from)?;
-    written.finish(ctx.budget)
+    written.finish(ctx.budget)?;
+    Ok((read, wrote))
 }
 
 /// The compressed input of one operand, read as it is needed.
@@ -312,7 +334,8 @@ enum Member {
     Bad(&'static str),
 }
 
-const FTEXT_MASK_RESERVED: u8 = 0xe0;
+const FENCRYPTED: u8 = 0x20;
+const FTEXT_MASK_RESERVED: u8 = 0xc0;
 const FHCRC: u8 = 0x02;
 const FEXTRA: u8 = 0x04;
 const FNAME: u8 = 0x08;
@@ -427,16 +450,22 @@ impl Kept {
 /// Decodes the member at the head of `input` (whose magic has been checked).
 async fn member(ctx: &mut Ctx<'_>, input: &mut Input<'_>, out: &mut Output) -> Result<Member> {
     const EOF: &str = "unexpected end of file";
-    if !input.fill(10).await? {
-        return Ok(Member::Bad(EOF));
+    // GNU checks each header byte as it reads it: the method, then the flags.
+    let whole = input.fill(10).await?;
+    match input.avail().get(2) {
+        Some(8) => {}
+        Some(_) => return Ok(Member::Bad("unknown method")),
+        None => return Ok(Member::Bad(EOF)),
     }
-    let method = input.avail()[2];
-    let flags = input.avail()[3];
-    if method != 8 {
-        return Ok(Member::Bad("unknown method"));
+    let flags = input.avail().get(3).copied().unwrap_or(0);
+    if flags & FENCRYPTED != 0 {
+        return Ok(Member::Bad("encrypted"));
     }
     if flags & FTEXT_MASK_RESERVED != 0 {
         return Ok(Member::Bad("unsupported flags"));
+    }
+    if !whole {
+        return Ok(Member::Bad(EOF));
     }
     let start = input.total - input.avail().len() as u64;
     input.consume(10);
@@ -603,7 +632,7 @@ async fn decompress_all(
                 found.trailing = true;
                 if !o.quiet {
                     message = Some(format!(
-                        "{prog}: {shown}: decompression OK, trailing garbage ignored\n"
+                        "\n{prog}: {shown}: decompression OK, trailing garbage ignored\n"
                     ));
                 }
                 status = 2;
@@ -621,6 +650,7 @@ async fn decompress_all(
                 found.last_size = size;
             }
             Member::Bad(why) => {
+                // GNU starts a line of its own only for errors inside the data.
                 let why = match why {
                     "unknown method" => {
                         format!(
@@ -628,15 +658,21 @@ async fn decompress_all(
                             method.unwrap_or(0)
                         )
                     }
+                    "encrypted" => format!("{shown} is encrypted -- not supported"),
                     "unsupported flags" => {
                         format!(
                             "{shown} has flags 0x{:x} -- not supported",
                             flags.unwrap_or(0)
                         )
                     }
-                    w => format!("{shown}: {w}"),
+                    w => format!("\n{prog}: {shown}: {w}"),
                 };
-                message = Some(format!("\n{prog}: {why}\n"));
+                let why = if why.starts_with('\n') {
+                    why
+                } else {
+                    format!("{prog}: {why}")
+                };
+                message = Some(format!("{why}\n"));
                 status = 1;
                 break;
             }
@@ -754,7 +790,7 @@ mod tests {
         assert_eq!((r.status, r.stdout_str()), (2, "hello".into()));
         assert_eq!(
             r.stderr_str(),
-            "gzip: stdin: decompression OK, trailing garbage ignored\n"
+            "\ngzip: stdin: decompression OK, trailing garbage ignored\n"
         );
         let r = run(&["gzip", "-d"], &hello[..15]).unwrap();
         assert_eq!(r.status, 1);

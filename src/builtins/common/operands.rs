@@ -1,6 +1,7 @@
 //! File operands of the text tools: opening each one with GNU's complaint, quoting names
 //! in messages as GNU does, and size arguments with suffixes (`10K`, `1MiB`).
 
+use crate::builtins::common::quote::{quote_name, quote_name_always};
 use crate::builtins::{Bytes, Ctx};
 use crate::error::Result;
 use crate::stream::Stdin;
@@ -20,7 +21,7 @@ pub async fn open_stream(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Result<O
     match ctx.open_stream(name).await? {
         Ok(input) => Ok(Some(input)),
         Err(reason) => {
-            let line = format!("{prog}: {}: {reason}\n", quote(name));
+            let line = format!("{prog}: {}: {reason}\n", quote_name(name));
             ctx.stderr.extend_from_slice(line.as_bytes());
             Ok(None)
         }
@@ -35,7 +36,7 @@ pub async fn open_for_reading(ctx: &mut Ctx<'_>, prog: &str, name: &[u8]) -> Res
         Err(reason) => {
             let line = format!(
                 "{prog}: cannot open {} for reading: {reason}\n",
-                quote_arg(name)
+                quote_name_always(name)
             );
             ctx.stderr.extend_from_slice(line.as_bytes());
             Ok(None)
@@ -66,39 +67,6 @@ pub fn or_stdin(operands: &[Vec<u8>]) -> Vec<Vec<u8>> {
     } else {
         operands.to_vec()
     }
-}
-
-/// A name as GNU shows it in a message: bare when it is made of harmless characters,
-/// else in single quotes, with bytes that do not print as `'$'\NNN''`.
-pub fn quote(name: &[u8]) -> String {
-    let harmless = |b: u8| b.is_ascii_alphanumeric() || b"%+,-./:=@^_".contains(&b);
-    if !name.is_empty() && name.iter().all(|&b| harmless(b)) {
-        return String::from_utf8_lossy(name).into_owned();
-    }
-    let mut out = String::from("'");
-    for &b in name {
-        match b {
-            b'\'' => out.push_str("'\\''"),
-            b' '..=b'~' => out.push(b as char),
-            _ => out.push_str(&format!("'$'\\{b:03o}''")),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// A name quoted for GNU's option-argument messages: `'NAME'`.
-pub fn quote_arg(arg: &[u8]) -> String {
-    let mut out = String::from("'");
-    for &b in arg {
-        match b {
-            b'\'' => out.push_str("'\\''"),
-            b' '..=b'~' => out.push(b as char),
-            _ => out.push_str(&format!("\\{b:03o}")),
-        }
-    }
-    out.push('\'');
-    out
 }
 
 /// Why a size argument was refused.
@@ -204,11 +172,5 @@ mod tests {
         assert_eq!(parse_size(b""), Err(SizeError::Invalid));
         assert_eq!(parse_size(b"k"), Ok(1024));
         assert_eq!(parse_size(b" k"), Err(SizeError::Invalid));
-    }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(quote(b"a.txt"), "a.txt");
-        assert_eq!(quote(b"a b"), "'a b'");
     }
 }

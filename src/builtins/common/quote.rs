@@ -1,5 +1,7 @@
-//! Quoting as GNU tools do it in the C locale: `quote` for names in messages
-//! (`printf: 'a\nb': expected a numeric value`) and `shell_quote` for `printf %q`.
+//! Quoting as GNU tools do it in the C locale, the one place for it: `quote` for
+//! arguments in messages (`head: invalid number of lines: 'a\'b'`), `quote_name` for
+//! file names in messages (`cat: 'a b': No such file or directory`) and `shell_quote`
+//! for `printf %q`; the last two are GNU's shell-escape style.
 
 /// The C escape of a byte that is not printable ASCII: `\n`, or three octal digits.
 fn c_escape(out: &mut Vec<u8>, b: u8) {
@@ -48,9 +50,11 @@ pub fn quote_str(s: &[u8]) -> String {
     String::from_utf8_lossy(&quote(s)).into_owned()
 }
 
-/// Whether byte `b` at index `i` of a word of length `len` makes the shell need quotes.
-fn needs_quotes(b: u8, i: usize, len: usize) -> bool {
+/// Whether byte `b` at index `i` of a word of length `len` makes the shell need quotes
+/// (`colon`: a `:` too, as in file names of messages).
+fn needs_quotes(b: u8, i: usize, len: usize, colon: bool) -> bool {
     match b {
+        b':' => colon,
         b' ' | b'!' | b'"' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b';' | b'<' | b'='
         | b'>' | b'?' | b'[' | b'\\' | b'^' | b'`' | b'|' => true,
         b'#' | b'~' => i == 0,
@@ -74,14 +78,36 @@ fn double_quote_safe(b: u8, i: usize) -> bool {
 /// (bare when safe, `'...'`, `"..."` for a lone kind of quote, `$'\NNN'` for
 /// unprintable bytes).
 pub fn shell_quote(out: &mut Vec<u8>, s: &[u8]) {
+    shell_escape(out, s, false, false);
+}
+
+/// A file name as GNU's messages show it (`quotef`): `printf %q`'s style, with a `:`
+/// quoted too (`cat: 'a:b': No such file or directory`).
+pub fn quote_name(name: &[u8]) -> String {
+    let mut out = Vec::with_capacity(name.len() + 2);
+    shell_escape(&mut out, name, true, false);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`quote_name`] in quotes even when harmless (`quoteaf`: `head: cannot open 'x' for
+/// reading`).
+pub fn quote_name_always(name: &[u8]) -> String {
+    let mut out = Vec::with_capacity(name.len() + 2);
+    shell_escape(&mut out, name, true, true);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// GNU's shell-escape style; `colon` quotes a `:` too, `always` quotes a harmless word.
+fn shell_escape(out: &mut Vec<u8>, s: &[u8], colon: bool, always: bool) {
     if s.is_empty() {
         out.extend_from_slice(b"''");
         return;
     }
-    if !s
-        .iter()
-        .enumerate()
-        .any(|(i, &b)| needs_quotes(b, i, s.len()))
+    if !always
+        && !s
+            .iter()
+            .enumerate()
+            .any(|(i, &b)| needs_quotes(b, i, s.len(), colon))
     {
         out.extend_from_slice(s);
         return;
@@ -175,6 +201,19 @@ mod tests {
                 "{input:?}"
             );
         }
+    }
+
+    #[test]
+    fn file_name_style() {
+        // GNU cat's messages for these names, in the C locale.
+        assert_eq!(quote_name(b"a=b"), "'a=b'");
+        assert_eq!(quote_name(b"a:b"), "'a:b'");
+        assert_eq!(quote_name(b"x,y"), "x,y");
+        assert_eq!(quote_name(b"a b"), "'a b'");
+        assert_eq!(quote_name(b"it's"), "\"it's\"");
+        assert_eq!(quote_name(b"a'b$"), r"'a'\''b$'");
+        assert_eq!(quote_name(b"x\ny\xff"), r"'x'$'\n''y'$'\377'");
+        assert_eq!(quote_name(b"a'\nb"), r"'a'\'''$'\n''b'");
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod parse;
 pub(crate) mod tz;
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -150,14 +151,14 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     if let Some(op) = operands.next() {
         if let Some(f) = op.strip_prefix(b"+") {
             if let Some(extra) = operands.next() {
-                let msg = format!("extra operand {}", quote(extra));
+                let msg = format!("extra operand {}", quote_str(extra));
                 usage_error(ctx.stderr, "date", &msg);
                 return Ok(1);
             }
             formats += 1;
             format = Some(f.to_vec());
         } else if let Some(extra) = operands.next() {
-            let msg = format!("extra operand {}", quote(extra));
+            let msg = format!("extra operand {}", quote_str(extra));
             usage_error(ctx.stderr, "date", &msg);
             return Ok(1);
         } else {
@@ -257,7 +258,7 @@ fn show_moment(ctx: &mut Ctx<'_>, m: (i64, u32), zone: &Zone, format: &[u8]) -> 
 }
 
 fn invalid(ctx: &mut Ctx<'_>, s: &[u8]) {
-    let msg = format!("date: invalid date {}\n", quote(s));
+    let msg = format!("date: invalid date {}\n", quote_str(s));
     ctx.stderr.extend_from_slice(msg.as_bytes());
 }
 
@@ -277,7 +278,7 @@ fn pick<'a>(v: &[u8], choices: &[&'a str]) -> Option<&'a str> {
 fn bad_arg(ctx: &mut Ctx<'_>, v: &[u8], opt: &str, choices: &[&str]) {
     let mut msg = format!(
         "date: invalid argument {} for '{opt}'\nValid arguments are:\n",
-        quote(v)
+        quote_str(v)
     );
     for c in choices {
         msg.push_str(&format!("  - '{c}'\n"));
@@ -288,28 +289,6 @@ fn bad_arg(ctx: &mut Ctx<'_>, v: &[u8], opt: &str, choices: &[&str]) {
 
 fn show(s: &[u8]) -> String {
     String::from_utf8_lossy(s).into_owned()
-}
-
-/// GNU's quoting of a string in a message in the C locale: 'like this', with C escapes.
-fn quote(s: &[u8]) -> String {
-    let mut out = String::from("'");
-    for &b in s {
-        match b {
-            b'\'' => out.push_str("\\'"),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\t' => out.push_str("\\t"),
-            b'\r' => out.push_str("\\r"),
-            0x07 => out.push_str("\\a"),
-            0x08 => out.push_str("\\b"),
-            0x0b => out.push_str("\\v"),
-            0x0c => out.push_str("\\f"),
-            0x20..=0x7e => out.push(b as char),
-            _ => out.push_str(&format!("\\{b:03o}")),
-        }
-    }
-    out.push('\'');
-    out
 }
 
 const HELP: &[u8] = b"Usage: date [OPTION]... [+FORMAT]

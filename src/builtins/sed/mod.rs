@@ -139,9 +139,18 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             }
             "posix" => posix = true,
             "l" => {
+                // GNU reads the length with atoi: leading digits, anything else is 0.
                 let v = String::from_utf8_lossy(o.value());
-                match v.trim().parse::<usize>() {
+                let v = v.trim_start();
+                let digits: String = v
+                    .strip_prefix('+')
+                    .unwrap_or(v)
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                match digits.parse::<usize>() {
                     Ok(n) => line_wrap = n,
+                    Err(_) if digits.is_empty() || v.starts_with('-') => line_wrap = 0,
                     Err(_) => {
                         ctx.stderr.extend_from_slice(
                             format!("sed: invalid line length: {v}\n").as_bytes(),

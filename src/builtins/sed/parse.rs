@@ -374,10 +374,14 @@ impl Parser<'_> {
         if a1.is_some() && c == i32::from(b',') {
             c = self.skip_blanks();
             self.r.unget(c);
-            a2 = Some(
-                self.address2()?
-                    .ok_or_else(|| self.r.err("unexpected `,'"))?,
-            );
+            a2 = match self.address2()? {
+                Some(a) => Some(a),
+                None => {
+                    // GNU has read the byte after the comma when it gives up.
+                    self.r.get();
+                    return Err(self.r.err("unexpected `,'"));
+                }
+            };
             c = self.skip_blanks();
         }
         if let Some(Addr::Zero) = a1 {
@@ -614,15 +618,20 @@ impl Parser<'_> {
         if c == EOF {
             return Err(self.r.err("expected \\ after `a', `c' or `i'"));
         }
+        let mut text = Vec::new();
         if c == i32::from(b'\\') {
             c = self.r.get();
             if c == i32::from(b'\n') {
                 c = self.r.get();
             } else if c == EOF {
                 return Ok(Vec::new());
+            } else if c == i32::from(b'\\') {
+                // `a\\t`: the second backslash starts an escape (a tab here).
             } else {
-                self.r.unget(c);
-                c = i32::from(b'\\');
+                // GNU's one-line forms `a\text` and `a \text`: the byte after the
+                // backslash is the text's first, as it is (`a\text` adds "text").
+                text.push(c as u8);
+                c = self.r.get();
             }
         } else {
             if self.posix || c == i32::from(b'\n') {
@@ -630,7 +639,6 @@ impl Parser<'_> {
             }
             // One-line form: leading blanks are gone already.
         }
-        let mut text = Vec::new();
         while c != EOF {
             if c == i32::from(b'\\') {
                 c = self.r.get();

@@ -157,14 +157,14 @@ fn count(s: &[u8]) -> Option<(usize, &[u8])> {
 fn invalid_count(what: &str, rest: &[u8]) -> String {
     format!(
         "{what}: invalid count at start of {}",
-        crate::builtins::common::operands::quote_arg(rest)
+        crate::builtins::common::quote::quote_str(rest)
     )
 }
 
 fn invalid_spec(what: &str, spec: &[u8]) -> String {
     format!(
         "{what}: invalid field specification {}",
-        crate::builtins::common::operands::quote_arg(spec)
+        crate::builtins::common::quote::quote_str(spec)
     )
 }
 

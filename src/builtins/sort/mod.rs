@@ -10,7 +10,9 @@ mod keys;
 use std::cmp::Ordering;
 
 use crate::builtins::common::args::{long, usage_error, Arg, Spec};
-use crate::builtins::common::operands::{self, quote_arg};
+use crate::builtins::common::operands;
+use crate::builtins::common::quote::quote_name;
+use crate::builtins::common::quote::quote_str;
 use crate::builtins::Ctx;
 use crate::error::{Result, Status};
 
@@ -120,7 +122,7 @@ async fn input_names(
         return Ok(Err(Fail {
             msg: format!(
                 "extra operand {}\nfile operands cannot be combined with --files0-from",
-                quote_arg(extra)
+                quote_str(extra)
             ),
             status: 2,
             usage: true,
@@ -131,7 +133,7 @@ async fn input_names(
         Err(reason) => {
             return Ok(Err(fail(format!(
                 "cannot open {} for reading: {reason}",
-                quote_arg(from)
+                quote_str(from)
             ))))
         }
     };
@@ -143,21 +145,21 @@ async fn input_names(
             if name.is_empty() {
                 return Ok(Err(fail(format!(
                     "{}:{}: invalid zero-length file name",
-                    operands::quote(from),
+                    quote_name(from),
                     i + 1
                 ))));
             }
             if name == b"-" && from == b"-" {
                 return Ok(Err(fail(format!(
                     "when reading file names from stdin, no file name of {} allowed",
-                    quote_arg(name)
+                    quote_str(name)
                 ))));
             }
             names.push(name.to_vec());
         }
     }
     if names.is_empty() {
-        return Ok(Err(fail(format!("no input from {}", quote_arg(from)))));
+        return Ok(Err(fail(format!("no input from {}", quote_str(from)))));
     }
     Ok(Ok(names))
 }
@@ -175,7 +177,7 @@ async fn sort_main(
         return Ok(Err(Fail {
             msg: format!(
                 "extra operand {} not allowed with -{}",
-                quote_arg(&names[1]),
+                quote_str(&names[1]),
                 if opts.check == Check::Quiet { 'C' } else { 'c' }
             ),
             status: 2,
@@ -515,7 +517,7 @@ fn parse_args(
                         return Err(Fail {
                             msg: format!(
                                 "{kind} argument {} for '--sort'\nValid arguments are:\n  - 'general-numeric'\n  - 'human-numeric'\n  - 'month'\n  - 'numeric'\n  - 'random'\n  - 'version'",
-                                quote_arg(v)
+                                quote_str(v)
                             ),
                             status: 1,
                             usage: true,
@@ -531,7 +533,7 @@ fn parse_args(
                     [] => return Err(fail("empty tab")),
                     [c] => *c,
                     b"\\0" => 0,
-                    _ => return Err(fail(format!("multi-character tab {}", quote_arg(v)))),
+                    _ => return Err(fail(format!("multi-character tab {}", quote_str(v)))),
                 };
                 if tab.is_some_and(|old| old != t) {
                     return Err(fail("incompatible tabs"));
@@ -559,7 +561,7 @@ fn parse_args(
                         return Err(Fail {
                             msg: format!(
                                 "invalid argument {} for '--check'\nValid arguments are:\n  - 'quiet', 'silent'\n  - 'diagnose-first'",
-                                quote_arg(v)
+                                quote_str(v)
                             ),
                             status: 1,
                             usage: true,
@@ -583,7 +585,7 @@ fn parse_args(
                     None => {
                         return Err(fail(format!(
                             "invalid --parallel argument {}",
-                            quote_arg(v)
+                            quote_str(v)
                         )))
                     }
                     Some(0) => return Err(fail("number in parallel must be nonzero")),
@@ -597,7 +599,7 @@ fn parse_args(
                 if n.is_none_or(|n| n < 2) {
                     return Err(fail(format!(
                         "invalid --batch-size argument {}\nsort: minimum --batch-size argument is '2'",
-                        quote_arg(v)
+                        quote_str(v)
                     )));
                 }
             }
@@ -684,14 +686,14 @@ fn parse_args(
 fn check_buffer_size(v: &[u8]) -> std::result::Result<(), Fail> {
     let digits = v.iter().take_while(|b| b.is_ascii_digit()).count();
     if digits == 0 {
-        return Err(fail(format!("invalid -S argument {}", quote_arg(v))));
+        return Err(fail(format!("invalid -S argument {}", quote_str(v))));
     }
     match &v[digits..] {
         [] => Ok(()),
         [c] if b"%bkKmMgGtTpPeEzZyY".contains(c) => Ok(()),
         _ => Err(fail(format!(
             "invalid suffix in -S argument {}",
-            quote_arg(v)
+            quote_str(v)
         ))),
     }
 }
