@@ -54,14 +54,7 @@ impl Fifo {
         let mut entry = LogEntry {
             mail_from,
             subject,
-            request_id: incoming.request_id.clone(),
-            at: started,
-            source: incoming.source.as_str().into(),
-            method: incoming.method.clone(),
-            path: format!("/{name}{}", incoming.path_info),
-            request_bytes: incoming.body.len(),
-            body: incoming.body.clone(),
-            ..LogEntry::default()
+            ..log_entry(&incoming, &name, started)
         };
         let answer = self.answer(&store, &incoming, &row, &mut entry).await;
         let resp = match answer {
@@ -121,16 +114,7 @@ impl Fifo {
         };
         let incoming = incoming(req, name, body)?;
         let store = self.store();
-        let mut entry = LogEntry {
-            request_id: incoming.request_id.clone(),
-            at: started,
-            source: incoming.source.as_str().into(),
-            method: incoming.method.clone(),
-            path: format!("/{name}{}", incoming.path_info),
-            request_bytes: incoming.body.len(),
-            body: incoming.body.clone(),
-            ..LogEntry::default()
-        };
+        let mut entry = log_entry(&incoming, name, started);
         let fifo_vars = store.var_values()?;
         let selected = compiled.selectors.select(
             incoming.header("content-type"),
@@ -461,6 +445,20 @@ fn incoming(req: &Request, name: &str, body: Vec<u8>) -> Result<Incoming, Failur
 impl From<RunFailure> for Failure {
     fn from(f: RunFailure) -> Self {
         Failure::new(500, format!("{}: {}", f.what, f.message))
+    }
+}
+
+/// The log entry of a Request, before it is answered.
+fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
+    LogEntry {
+        request_id: incoming.request_id.clone(),
+        at: started,
+        source: incoming.source.as_str().into(),
+        method: incoming.method.clone(),
+        path: format!("/{name}{}", incoming.path_info),
+        request_bytes: incoming.body.len(),
+        body: incoming.body.clone(),
+        ..LogEntry::default()
     }
 }
 
