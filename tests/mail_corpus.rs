@@ -180,7 +180,7 @@ fn an_envelope_runs_over_the_text_with_attachments_as_files() {
     };
     assert_eq!(
         String::from_utf8_lossy(&body),
-        "MAIL|Report attached|SEE THE REPORT.\na,b\r\n1,2\r\ncat: attachment:missing.txt: No such file or directory\n"
+        "MAIL|Report attached|SEE THE REPORT.\na,b\r\n1,2\r\ncat: 'attachment:missing.txt': No such file or directory\n"
     );
 }
 
