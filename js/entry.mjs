@@ -248,6 +248,9 @@ async function route(request, env, ctx) {
     const headers = { "x-mkfifo-op": "fault", "x-mkfifo-fifo": name };
     return callFifo(env, name, new Request("https://fifo.internal/fault", { headers }));
   }
+  if (url.pathname === "/_/test/mail" && request.method === "POST" && env.MKFIFO_FAULTS === "1") {
+    return testMail(request, env);
+  }
   if (first === "_") return toRust(request, env, ctx);
   if (url.pathname === "/bin/sh") return shell(request, env, ctx);
   if (first === "") return plain(404, "not found");
@@ -273,37 +276,60 @@ export default {
     return resp;
   },
 
-  // Inbound mail: NAME@DOMAIN (or NAME+tag@DOMAIN) is a Request to FIFO NAME.
+  // Inbound mail: NAME@DOMAIN (or NAME+tag@DOMAIN) is a Request to FIFO NAME. A refusal
+  // is awaited: locally it crosses to wrangler's process, and must land before the answer.
   async email(message, env) {
-    const name = message.to.split("@")[0].toLowerCase().split("+")[0];
-    freshAfterPanic();
-    const problem = wasm.fifoNameError(name);
-    if (problem) {
-      message.setReject(`no such FIFO: ${problem}`);
-      return;
-    }
-    let resp;
-    try {
-      const url = `https://fifo.internal/${name}/`;
-      resp = await callFifo(env, name, new Request(url, {
-        method: "POST",
-        body: message.raw,
-        headers: {
-          "Content-Length": String(message.rawSize),
-          "Content-Type": "message/rfc822",
-          "x-mkfifo-fifo": name,
-          "x-mkfifo-source": "email",
-          "x-mkfifo-mail-from": message.from,
-          "x-mkfifo-mail-to": message.to,
-          "x-mkfifo-request-id": crypto.randomUUID(),
-          "x-mkfifo-hops": "0",
-        },
-      }));
-    } catch (err) {
-      message.setReject(`temporarily unavailable: ${(err && err.message) || err}`);
-      return;
-    }
-    const text = await resp.text();
-    if (!resp.ok) message.setReject(`${name}: ${text.trim()}`);
+    const refusal = await deliverMail(env, message.raw, message.rawSize, message.from, message.to);
+    if (refusal) await message.setReject(refusal);
   },
 };
+
+// Hands a raw message to the object of the FIFO it is addressed to; the reason to refuse
+// it, or null when it was taken.
+async function deliverMail(env, raw, rawSize, from, to, repeat = "1") {
+  const name = to.split("@")[0].toLowerCase().split("+")[0];
+  freshAfterPanic();
+  const problem = wasm.fifoNameError(name);
+  if (problem) return `no such FIFO: ${problem}`;
+  let resp;
+  try {
+    resp = await callFifo(env, name, mailRequest(name, raw, rawSize, from, to, repeat));
+  } catch (err) {
+    return `temporarily unavailable: ${(err && err.message) || err}`;
+  }
+  const text = await resp.text();
+  // The reason without the status in front: a sender reads it in the bounce.
+  return resp.ok ? null : `${name}: ${text.trim().replace(/^\d{3} /, "")}`;
+}
+
+function mailRequest(name, raw, rawSize, from, to, repeat) {
+  return new Request(`https://fifo.internal/${name}/`, {
+    method: "POST",
+    body: raw,
+    headers: {
+      "Content-Length": String(rawSize),
+      "Content-Type": "message/rfc822",
+      "x-mkfifo-fifo": name,
+      "x-mkfifo-source": "email",
+      "x-mkfifo-mail-from": from,
+      "x-mkfifo-mail-to": to,
+      "x-mkfifo-request-id": crypto.randomUUID(),
+      "x-mkfifo-hops": "0",
+      "x-mkfifo-bench-repeat": repeat,
+    },
+  });
+}
+
+// Tests and benchmarks only (MKFIFO_FAULTS=1): POST /_/test/mail?from=..&to=.. takes the
+// path of inbound mail without the local trigger's limits (it refuses messages over 1 MiB
+// and those it cannot parse itself). Answers 200, or 400 with the reason of the refusal.
+// With &repeat=N the object reads the message N times (the benchmark of its reading).
+async function testMail(request, env) {
+  const url = new URL(request.url);
+  const raw = new Uint8Array(await request.arrayBuffer());
+  const from = url.searchParams.get("from") || "";
+  const to = url.searchParams.get("to") || "";
+  const repeat = url.searchParams.get("repeat") || "1";
+  const refusal = await deliverMail(env, raw, raw.byteLength, from, to, repeat);
+  return refusal ? plain(400, refusal) : plain(200, "taken");
+}

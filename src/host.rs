@@ -82,6 +82,12 @@ pub trait Host {
         let _ = (name, args, stdin);
         Box::pin(async { Ok(None) })
     }
+    /// The bytes of attachment `name` of the mail Request being run
+    /// (`cat attachment:NAME`); `None` when there is no such one.
+    fn attachment(&self, name: &str) -> Option<Vec<u8>> {
+        let _ = name;
+        None
+    }
 }
 
 /// What a FIFO run as a command gave back.

@@ -22,6 +22,7 @@ pub mod envelope;
 pub mod error;
 pub mod host;
 pub mod jq;
+pub mod mail;
 pub mod names;
 pub mod protocol;
 pub mod seeded;

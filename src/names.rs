@@ -14,6 +14,7 @@ const RESERVED: &[&str] = &[
     "admin",
     "api",
     "assets",
+    "attachment",
     "bin",
     "break",
     "case",

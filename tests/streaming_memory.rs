@@ -150,7 +150,7 @@ fn run_measured(script: &str, total: usize) -> (String, usize) {
 #[test]
 fn large_streams_pass_in_bounded_memory() {
     let key = "a9bb6a4fb054a7d9da7808ff56549472f3b6299a4b67741c7bfcfe6a0dec5323";
-    // 100 MiB through the longest pipeline; 16 MiB, still four times the bound, through
+    // 100 MiB through the longest pipeline; 16 MiB, still many times the bound, through
     // the others, for a test build is slow.
     let cases = [
         ("gzip -1 | gunzip | sha256sum".to_string(), TOTAL),
@@ -162,13 +162,24 @@ fn large_streams_pass_in_bounded_memory() {
             16 * MIB,
         ),
     ];
+    let mut expected = std::collections::HashMap::new();
     for (script, total) in &cases {
+        let want = expected
+            .entry(*total)
+            .or_insert_with(|| expected_line(*total))
+            .clone();
         let (out, peak) = run_measured(script, *total);
-        assert_eq!(out, expected_line(*total), "{script}");
+        eprintln!("{script}: {peak} bytes alive at the peak");
+        assert_eq!(out, want, "{script}");
         // A stage holds its window, a block or a pipe's 64 KiB, and a chunk or two on its
-        // way; gunzip up to 1 MiB of compressed input besides.
+        // way; gunzip up to 4 MiB of compressed input besides.
+        let bound = if script.contains("gzip") {
+            8 * MIB
+        } else {
+            MIB
+        };
         assert!(
-            peak < 4 * MIB,
+            peak < bound,
             "{script}: {peak} bytes alive at the peak over {total} bytes of input"
         );
     }

@@ -232,7 +232,8 @@ pub struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// Opens a file operand and reads it whole: `-` and `/dev/stdin` are stdin,
-    /// `/dev/null` is empty; an `http://` or `https://` URL is fetched (a non-2xx answer is
+    /// `/dev/null` is empty; `attachment:NAME` is an attachment of the mail being run;
+    /// an `http://` or `https://` URL is fetched (a non-2xx answer is
     /// an error, as for `curl -f`); anything else does not exist, for there is no file
     /// system. The inner `Err` is the reason in GNU's words, for the tool to print in its
     /// own format (`cat: x: No such file or directory`).
@@ -253,6 +254,12 @@ impl Ctx<'_> {
         }
         if operand == b"/dev/null" {
             return Ok(Ok(Stdin::default()));
+        }
+        if let Some(name) = operand.strip_prefix(ATTACHMENT_PREFIX) {
+            return Ok(match self.host.attachment(&String::from_utf8_lossy(name)) {
+                Some(bytes) => Ok(Stdin::bytes(bytes)),
+                None => Err("No such file or directory".into()),
+            });
         }
         if let Some(url) = as_url(operand) {
             return Ok(match self.net.fetch(HttpRequest::get(url)).await? {
@@ -306,6 +313,9 @@ pub async fn run_tool(tool: Run, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<
     flushed?;
     Ok(status)
 }
+
+/// `attachment:NAME` names an attachment of the mail being run (see `mail::inbound`).
+pub const ATTACHMENT_PREFIX: &[u8] = b"attachment:";
 
 /// `operand` as a URL when it is one that `cat URL` fetches.
 pub fn as_url(operand: &[u8]) -> Option<&str> {

@@ -1,7 +1,11 @@
 //! One Request, whether it came by HTTP, by mail, from another FIFO or from a script that
 //! ran the FIFO as a command; and the CGI variables a script sees of it.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
+
+use crate::mail::inbound::Mail;
 
 /// Where a Request came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -61,6 +65,9 @@ pub struct Incoming {
     pub mail_from: String,
     #[serde(default)]
     pub mail_to: String,
+    /// For mail: the message as read (from `body`, the raw message), once it has been.
+    #[serde(skip)]
+    pub mail: Option<Rc<Mail>>,
 }
 
 impl Incoming {
@@ -72,9 +79,47 @@ impl Incoming {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The CGI variables of the Request (RFC 3875), `HTTP_*` for each header, and for mail
-    /// `FROM` and `TO`.
+    /// The Request as its envelope runs over it: for mail, the message's text is the body
+    /// (see [`Mail`]); any other Request as it is.
+    pub fn as_run(&self) -> std::borrow::Cow<'_, Incoming> {
+        let Some(mail) = &self.mail else {
+            return std::borrow::Cow::Borrowed(self);
+        };
+        std::borrow::Cow::Owned(Incoming {
+            fifo: self.fifo.clone(),
+            request_id: self.request_id.clone(),
+            source: self.source,
+            method: self.method.clone(),
+            headers: vec![("Content-Type".into(), mail.content_type.clone())],
+            body: mail.stdin.clone(),
+            args: self.args.clone(),
+            hops: self.hops,
+            mail_from: self.mail_from.clone(),
+            mail_to: self.mail_to.clone(),
+            mail: Some(mail.clone()),
+            ..Incoming::default()
+        })
+    }
+
+    /// The CGI variables of the Request (RFC 3875), `HTTP_*` for each header; for mail,
+    /// those that make sense for it (`REQUEST_METHOD=MAIL`, `CONTENT_TYPE` and
+    /// `CONTENT_LENGTH` of the text) and the message's own ([`Mail::vars`]).
     pub fn cgi_vars(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
+        if let Some(mail) = &self.mail {
+            let mut vars: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(8 + mail.vars.len());
+            let mut set =
+                |k: &str, v: &str| vars.push((k.as_bytes().to_vec(), v.as_bytes().to_vec()));
+            set("REQUEST_METHOD", "MAIL");
+            set("CONTENT_TYPE", &mail.content_type);
+            set("CONTENT_LENGTH", &mail.stdin.len().to_string());
+            set("REQUEST_ID", &self.request_id);
+            set("FIFO_NAME", &self.fifo);
+            set("REQUEST_SOURCE", self.source.as_str());
+            for (k, v) in &mail.vars {
+                set(k, v);
+            }
+            return vars;
+        }
         let mut vars: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(12 + self.headers.len());
         let mut set = |k: &str, v: &str| vars.push((k.as_bytes().to_vec(), v.as_bytes().to_vec()));
         set("REQUEST_METHOD", &self.method);
@@ -96,20 +141,25 @@ impl Incoming {
             if lower == "content-type" || lower == "content-length" {
                 continue;
             }
-            let var: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() {
-                        c.to_ascii_uppercase()
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            set(&format!("HTTP_{var}"), value);
+            set(&format!("HTTP_{}", var_name(name)), value);
         }
         vars
     }
+}
+
+/// A header's name as a variable's: `X-GitHub-Event` is `X_GITHUB_EVENT` (in `HTTP_*`, and
+/// in `MAIL_*` for mail).
+pub fn var_name(header: &str) -> String {
+    header
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Arguments are bytes: JSON holds them as base64 strings.

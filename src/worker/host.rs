@@ -12,11 +12,17 @@ pub struct WorkerHost {
     pub env: Env,
     /// How many FIFOs the Request running here has passed through.
     pub hops: u32,
+    /// The message, when the Request came by mail: its attachments are files.
+    pub mail: Option<std::rc::Rc<crate::mail::inbound::Mail>>,
 }
 
 impl WorkerHost {
     pub fn new(env: Env, hops: u32) -> Self {
-        WorkerHost { env, hops }
+        WorkerHost {
+            env,
+            hops,
+            mail: None,
+        }
     }
 }
 
@@ -58,6 +64,10 @@ impl Host for WorkerHost {
 
     fn fill_random(&self, buf: &mut [u8]) {
         random_bytes(buf);
+    }
+
+    fn attachment(&self, name: &str) -> Option<Vec<u8>> {
+        self.mail.as_ref()?.file(name).map(<[u8]>::to_vec)
     }
 
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, String>> {

@@ -1,7 +1,7 @@
 // Inbound mail: NAME@DOMAIN becomes a Request to FIFO NAME, holding the raw message.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { getLog, putFifo, startWorker } from "./harness.mjs";
+import { getLog, putFifo, sendMail, startWorker } from "./harness.mjs";
 
 let worker;
 before(async () => (worker = await startWorker()));
@@ -30,26 +30,22 @@ function message(to) {
   ].join("\r\n");
 }
 
-function send(from, to, raw) {
-  const url = `${worker.base}/cdn-cgi/handler/email?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
-  return fetch(url, { method: "POST", body: raw });
-}
 
 test("a message to NAME@DOMAIN is stored as a Request with its raw size", async () => {
   await putFifo(worker.base, "inbox");
   const raw = message("inbox@mkfifo.localhost");
-  const r = await send("alice@example.com", "inbox@mkfifo.localhost", raw);
+  const r = await sendMail(worker.base, "alice@example.com", "inbox@mkfifo.localhost", raw);
   assert.equal(r.status, 200, await r.text());
   const [entry] = await getLog(worker.base, "inbox", "?bodies=1");
   assert.equal(entry.source, "email");
-  assert.equal(entry.method, "POST");
+  assert.equal(entry.method, "MAIL");
   assert.equal(entry.request_bytes, Buffer.byteLength(raw));
   assert.equal(entry.body, raw);
 });
 
 test("NAME+tag@DOMAIN reaches NAME too", async () => {
   await putFifo(worker.base, "tagged");
-  const r = await send("alice@example.com", "tagged+news@mkfifo.localhost", message("tagged+news@mkfifo.localhost"));
+  const r = await sendMail(worker.base, "alice@example.com", "tagged+news@mkfifo.localhost", message("tagged+news@mkfifo.localhost"));
   assert.equal(r.status, 200, await r.text());
   assert.equal((await getLog(worker.base, "tagged")).length, 1);
 });
@@ -57,11 +53,11 @@ test("NAME+tag@DOMAIN reaches NAME too", async () => {
 test("mail to a FIFO that does not exist, or to a bad name, is rejected", async () => {
   // The local email endpoint answers 200 and logs the handler's rejection.
   for (const to of ["nobody-here@mkfifo.localhost", "Bad_Name@mkfifo.localhost"]) {
-    const r = await send("alice@example.com", to, message(to));
+    const r = await sendMail(worker.base, "alice@example.com", to, message(to));
     await r.text();
   }
   const expected = [
-    /rejected message with the following reason: "nobody-here: 404 no FIFO named nobody-here"/,
+    /rejected message with the following reason: "nobody-here: no FIFO named nobody-here"/,
     /rejected message with the following reason: "no such FIFO: bad FIFO name 'bad_name'/,
   ];
   // The log lines of wrangler arrive a little after the answers.

@@ -27,8 +27,9 @@ export function tempDir(prefix = "mkfifo-state-") {
 }
 
 // Starts `wrangler dev` on the already built Worker (build/ must exist: scripts/build.sh).
-// `persist` keeps state across restarts; `vars` are extra [vars].
-export async function startWorker({ persist = tempDir(), vars = {}, timeoutMs = 90_000 } = {}) {
+// `persist` keeps state across restarts; `vars` are extra [vars]; `env` extra environment
+// (TMPDIR says where local send_email writes its .eml files).
+export async function startWorker({ persist = tempDir(), vars = {}, env = {}, timeoutMs = 90_000 } = {}) {
   const port = await freePort();
   const inspectorPort = await freePort();
   const varArgs = Object.entries({ MKFIFO_ADMIN_TOKEN: TOKEN, MKFIFO_FAULTS: "1", ...vars }).flatMap(
@@ -53,6 +54,7 @@ export async function startWorker({ persist = tempDir(), vars = {}, timeoutMs = 
         WRANGLER_SEND_ERROR_REPORTS: "false",
         CLOUDFLARE_CF_FETCH_ENABLED: "false",
         CI: "true",
+        ...env,
       },
     },
   );
@@ -98,6 +100,12 @@ export async function startWorker({ persist = tempDir(), vars = {}, timeoutMs = 
     await new Promise((r) => setTimeout(r, 100));
   }
   return { base, persist, stop, log: () => log, readyMs: Date.now() - started };
+}
+
+// A message through the local mail trigger, as Email Routing would hand it to the Worker.
+export function sendMail(base, from, to, raw) {
+  const url = `${base}/cdn-cgi/handler/email?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+  return fetch(url, { method: "POST", body: raw });
 }
 
 // The JSON API with the operator token.

@@ -646,36 +646,50 @@ pub async fn run_tool(
             return Ok(1);
         }
     };
-    let mut read = ByteMeter::default();
-    let failure = if decoding {
-        let mut decoder = Decoder::new(enc, ignore);
-        while let Some(chunk) = input.read().await? {
-            for piece in chunk.chunks(PIECE) {
-                read.add(ctx.budget, piece.len())?;
-                decoder.write(piece, ctx.stdout);
-                ctx.flush_some().await?;
-            }
-        }
-        read.finish(ctx.budget)?;
-        (!decoder.finish(ctx.stdout)).then_some("invalid input")
+    let mut codec = if decoding {
+        Codec::Decode(Decoder::new(enc, ignore))
     } else {
-        let mut encoder = Encoder::new(enc, width);
-        while let Some(chunk) = input.read().await? {
-            for piece in chunk.chunks(PIECE) {
-                read.add(ctx.budget, piece.len())?;
-                encoder.write(piece, ctx.stdout);
-                ctx.flush_some().await?;
-            }
-        }
-        read.finish(ctx.budget)?;
-        encoder.finish(ctx.stdout)
+        Codec::Encode(Encoder::new(enc, width))
     };
+    let mut read = ByteMeter::default();
+    while let Some(chunk) = input.read().await? {
+        for piece in chunk.chunks(PIECE) {
+            read.add(ctx.budget, piece.len())?;
+            codec.write(piece, ctx.stdout);
+            ctx.flush_some().await?;
+        }
+    }
+    read.finish(ctx.budget)?;
+    let failure = codec.finish(ctx.stdout);
     if let Some(msg) = failure {
         ctx.stderr
             .extend_from_slice(format!("{prog}: {msg}\n").as_bytes());
         return Ok(1);
     }
     Ok(0)
+}
+
+/// Either direction, fed the same way.
+enum Codec {
+    Encode(Encoder),
+    Decode(Decoder),
+}
+
+impl Codec {
+    fn write(&mut self, data: &[u8], out: &mut Vec<u8>) {
+        match self {
+            Codec::Encode(e) => e.write(data, out),
+            Codec::Decode(d) => d.write(data, out),
+        }
+    }
+
+    /// The end of the input; GNU's message when it was bad.
+    fn finish(&mut self, out: &mut Vec<u8>) -> Option<&'static str> {
+        match self {
+            Codec::Encode(e) => e.finish(out),
+            Codec::Decode(d) => (!d.finish(out)).then_some("invalid input"),
+        }
+    }
 }
 
 /// `-w COLS`: a decimal number (leading blanks and `+` allowed); too large means no

@@ -34,7 +34,7 @@ const HOLD_BACK: usize = 16 * 1024;
 
 /// Compressed input of a member kept for [`inflate_eof`] before it is walked to the start
 /// of the current block and cut there.
-const KEEP_COMPRESSED: usize = 1024 * 1024;
+const KEEP_COMPRESSED: usize = 4 * 1024 * 1024;
 
 /// How a tool was called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -414,7 +414,7 @@ impl Kept {
         if self.lost {
             return;
         }
-        if self.bytes.capacity() < self.walk_at {
+        if self.bytes.capacity() < self.walk_at + PIECE {
             // Room for what is kept before the next walk, not twice that.
             self.bytes
                 .reserve_exact(self.walk_at + PIECE - self.bytes.len());
@@ -427,7 +427,8 @@ impl Kept {
                     self.bytes.drain(..cut);
                     self.bit = w.block_bit % 8;
                     self.out += w.block_out as u64;
-                    self.walk_at = self.bytes.len() + KEEP_COMPRESSED;
+                    // The same room again, unless the current block has filled half.
+                    self.walk_at = KEEP_COMPRESSED.max(self.bytes.len() + KEEP_COMPRESSED / 2);
                 }
                 None => {
                     self.lost = true;

@@ -18,6 +18,7 @@ use super::store::{Delivery, Store};
 use super::Fifo;
 use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
+use crate::mail::inbound::{Mail, Thread};
 use crate::protocol;
 use crate::worker::host::{new_request_id, now_ms, random_bytes};
 
@@ -73,12 +74,15 @@ impl Retry {
 
 /// An outgoing request as stored, with the hop count it carries to a FIFO.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Stored {
+pub(super) struct Stored {
     #[serde(flatten)]
-    outgoing: Outgoing,
-    hops: u32,
+    pub outgoing: Outgoing,
+    pub hops: u32,
     /// The FIFO and Request this comes from, for reports.
-    fifo: String,
+    pub fifo: String,
+    /// When the Request came by mail: the message's thread, for mail sent in answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<Thread>,
 }
 
 /// The answer to one attempt.
@@ -119,12 +123,13 @@ pub(super) async fn to_fifo_now(
         outgoing: outgoing.clone(),
         hops: req.hops + 1,
         fifo: req.fifo.clone(),
+        thread: None,
     };
     let key = format!("{}-0", req.request_id);
     Ok(to_fifo(env, name, &stored, &outgoing.body, &key).await?)
 }
 
-enum Attempt {
+pub(super) enum Attempt {
     Answered(Answer),
     /// No answer: the reason, and whether trying again may help.
     Failed(String, bool),
@@ -155,6 +160,7 @@ impl Fifo {
                 }
             };
             incoming.body = body;
+            self.read_mail(&mut incoming);
             let plan = match self.compiled(&row) {
                 Ok(compiled) => self.run_envelope(&compiled, &incoming).await?,
                 Err(f) => Plan {
@@ -209,6 +215,7 @@ impl Fifo {
                     outgoing,
                     hops: req.hops + 1,
                     fifo: req.fifo.clone(),
+                    thread: thread_of(req),
                 };
                 add_all(
                     store,
@@ -257,14 +264,16 @@ impl Fifo {
             return Ok(());
         };
         let key = format!("{}-{}", d.request_id, d.seq);
-        let attempt = send(&self.env, &dest, &stored, &d.body, &key).await;
+        let attempt = send(&self.env, &d, &dest, &stored, &key).await;
         let now = now_ms();
         let took = now - started;
         let retry = Retry::from_env(&self.env);
         match attempt {
             Attempt::Answered(a) if (200..300).contains(&a.status) => {
                 store.record_attempt(&d, started, Some(a.status), None, took, "done", now)?;
-                if d.purpose == "deliver" {
+                // A message has no reply to pass on: its Reply-To header says where
+                // answers go.
+                if d.purpose == "deliver" && !matches!(dest, Destination::Email(_)) {
                     self.pass_reply(store, &d, &stored, a)?;
                 }
             }
@@ -323,6 +332,12 @@ impl Fifo {
                         fifo: stored.fifo.clone(),
                         request_id: d.request_id.clone(),
                         hops: stored.hops.saturating_sub(1),
+                        mail: stored.thread.clone().map(|thread| {
+                            std::rc::Rc::new(Mail {
+                                thread,
+                                ..Mail::default()
+                            })
+                        }),
                         ..Default::default()
                     };
                     self.report(store, &req, &errors_to, &message, status)?;
@@ -354,6 +369,7 @@ impl Fifo {
             outgoing,
             hops: stored.hops + 1,
             fifo: stored.fifo.clone(),
+            thread: stored.thread.clone(),
         };
         add_all(
             store,
@@ -412,6 +428,7 @@ pub(super) fn report(
         outgoing,
         hops: req.hops + 1,
         fifo: req.fifo.clone(),
+        thread: thread_of(req),
     };
     add_all(
         store,
@@ -454,8 +471,14 @@ fn add_all(
     Ok(())
 }
 
-/// Sends an outgoing request to one destination.
-async fn send(env: &Env, dest: &Destination, stored: &Stored, body: &[u8], key: &str) -> Attempt {
+/// The thread of a Request that came by mail.
+fn thread_of(req: &Incoming) -> Option<Thread> {
+    req.mail.as_ref().map(|m| m.thread.clone())
+}
+
+/// Sends delivery `d`, an outgoing request, to one destination.
+async fn send(env: &Env, d: &Delivery, dest: &Destination, stored: &Stored, key: &str) -> Attempt {
+    let body = &d.body;
     match dest {
         Destination::Url(url) => {
             let mut headers = stored.outgoing.headers.clone();
@@ -469,9 +492,7 @@ async fn send(env: &Env, dest: &Destination, stored: &Stored, body: &[u8], key: 
             Ok(a) => Attempt::Answered(a),
             Err(e) => Attempt::Failed(format!("{name}: {e}"), true),
         },
-        Destination::Email(addr) => {
-            Attempt::Failed(format!("{addr}: email is not configured"), false)
-        }
+        Destination::Email(addr) => super::mail::send(env, d, addr, stored, body).await,
         Destination::Caller => Attempt::Answered(Answer {
             status: 204,
             content_type: None,

@@ -4,6 +4,7 @@
 
 mod answer;
 mod deliver;
+mod mail;
 mod serve;
 mod store;
 
@@ -238,12 +239,16 @@ impl Fifo {
     }
 
     /// Runs the envelope over a Request, with the FIFO's variables and the step budget.
+    /// A mail Request runs over its message's text, with its attachments as files.
     async fn run_envelope(&self, compiled: &Compiled, req: &Incoming) -> Result<Plan> {
         let fifo_vars = self.store().var_values()?;
+        let req = req.as_run();
+        let req = req.as_ref();
         let selected = compiled
             .selectors
             .select(req.header("content-type"), &req.body, &req.query);
-        let host = WorkerHost::new(self.env.clone(), req.hops);
+        let mut host = WorkerHost::new(self.env.clone(), req.hops);
+        host.mail = req.mail.clone();
         let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
         let plan = run::run(
             &mut shell,

@@ -43,16 +43,18 @@ impl Fifo {
                 format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
             ));
         }
-        let incoming = incoming(&req, &name, body)?;
+        let mut incoming = incoming(&req, &name, body)?;
+        self.read_mail(&mut incoming);
+        self.read_mail_again(&req, &mut incoming);
+        let (mail_from, subject) = incoming
+            .mail
+            .as_ref()
+            .map(|m| (m.from.clone(), m.subject.clone()))
+            .unwrap_or_default();
         let mut entry = LogEntry {
-            request_id: incoming.request_id.clone(),
-            at: started,
-            source: incoming.source.as_str().into(),
-            method: incoming.method.clone(),
-            path: format!("/{name}{}", incoming.path_info),
-            request_bytes: incoming.body.len(),
-            body: incoming.body.clone(),
-            ..LogEntry::default()
+            mail_from,
+            subject,
+            ..log_entry(&incoming, &name, started)
         };
         let answer = self.answer(&store, &incoming, &row, &mut entry).await;
         let resp = match answer {
@@ -112,16 +114,7 @@ impl Fifo {
         };
         let incoming = incoming(req, name, body)?;
         let store = self.store();
-        let mut entry = LogEntry {
-            request_id: incoming.request_id.clone(),
-            at: started,
-            source: incoming.source.as_str().into(),
-            method: incoming.method.clone(),
-            path: format!("/{name}{}", incoming.path_info),
-            request_bytes: incoming.body.len(),
-            body: incoming.body.clone(),
-            ..LogEntry::default()
-        };
+        let mut entry = log_entry(&incoming, name, started);
         let fifo_vars = store.var_values()?;
         let selected = compiled.selectors.select(
             incoming.header("content-type"),
@@ -221,8 +214,11 @@ impl Fifo {
             return Ok(Response::from_bytes(incoming.body.clone())?.with_headers(headers));
         }
         let literal = |h: &str| envelope.header(h).map(str::trim) == Some("-");
-        let waits = incoming.source != Source::Email
-            && (incoming.source == Source::Command || literal("to") || literal("reply-to"));
+        // Mail has nobody waiting: only `To: -` runs at once, so that a failing script
+        // can refuse the message.
+        let waits = incoming.source == Source::Command
+            || literal("to")
+            || (literal("reply-to") && incoming.source != Source::Email);
         if !waits {
             store.put_request(
                 &incoming.request_id,
@@ -242,7 +238,11 @@ impl Fifo {
                 entry.outcome = "failed".into();
                 entry.error = format!("{}: {}", f.what, f.message);
                 self.report(store, incoming, &plan.errors_to, &entry.error, None)?;
-                Err(Failure::new(500, entry.error.clone()))
+                let reason = match incoming.source {
+                    Source::Email => super::mail::reject_reason(&f),
+                    _ => entry.error.clone(),
+                };
+                Err(Failure::new(500, reason))
             }
             Ok(Routed::Answer {
                 status,
@@ -343,11 +343,21 @@ impl Fifo {
                 entry.response_bytes = answer.body.len();
                 answer.into_response()
             }
-            Destination::Email(addr) => {
-                let error = format!("{addr}: email is not configured");
-                self.report(store, incoming, errors_to, &error, None)?;
-                entry.outcome = "failed".into();
-                Err(Failure::new(502, error))
+            // A message has no reply to wait for: it is delivered durably.
+            Destination::Email(_) => {
+                let plan = Plan {
+                    steps: 0,
+                    errors_to: errors_to.to_vec(),
+                    result: Ok(Routed::Send {
+                        outgoing,
+                        to: vec![dest.clone()],
+                        reply_to: Vec::new(),
+                    }),
+                };
+                self.queue(store, incoming, plan)?;
+                entry.outcome = "accepted".into();
+                entry.delivery = "pending".into();
+                accepted(&incoming.fifo, &incoming.request_id)
             }
             Destination::Caller => Err(Failure::new(
                 500,
@@ -428,12 +438,27 @@ fn incoming(req: &Request, name: &str, body: Vec<u8>) -> Result<Incoming, Failur
         hops: internal(protocol::HOPS).parse().unwrap_or(0),
         mail_from: internal(protocol::MAIL_FROM),
         mail_to: internal(protocol::MAIL_TO),
+        mail: None,
     })
 }
 
 impl From<RunFailure> for Failure {
     fn from(f: RunFailure) -> Self {
         Failure::new(500, format!("{}: {}", f.what, f.message))
+    }
+}
+
+/// The log entry of a Request, before it is answered.
+fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
+    LogEntry {
+        request_id: incoming.request_id.clone(),
+        at: started,
+        source: incoming.source.as_str().into(),
+        method: incoming.method.clone(),
+        path: format!("/{name}{}", incoming.path_info),
+        request_bytes: incoming.body.len(),
+        body: incoming.body.clone(),
+        ..LogEntry::default()
     }
 }
 

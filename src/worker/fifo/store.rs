@@ -77,6 +77,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE log ADD COLUMN steps INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE log ADD COLUMN delivery TEXT NOT NULL DEFAULT '';
     ALTER TABLE log ADD COLUMN error TEXT NOT NULL DEFAULT '';",
+    // 3: a mail Request's sender and subject.
+    "ALTER TABLE log ADD COLUMN mail_from TEXT NOT NULL DEFAULT '';
+    ALTER TABLE log ADD COLUMN subject TEXT NOT NULL DEFAULT '';",
 ];
 
 /// How many Requests the log keeps; the oldest are dropped first.
@@ -128,6 +131,9 @@ pub struct LogEntry {
     /// Why the Request failed, if it did.
     pub error: String,
     pub body: Vec<u8>,
+    /// For mail: the From address and the Subject.
+    pub mail_from: String,
+    pub subject: String,
 }
 
 /// One Request of the log, as the API shows it.
@@ -147,6 +153,11 @@ pub struct LogRow {
     pub steps: i64,
     pub delivery: String,
     pub error: String,
+    /// For mail: the From address and the Subject.
+    #[serde(rename = "from", skip_serializing_if = "String::is_empty")]
+    pub mail_from: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub subject: String,
     /// The body as text (invalid UTF-8 replaced), when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
@@ -286,8 +297,9 @@ impl Store {
             .sql
             .exec(
                 "INSERT INTO log (request_id, at, source, method, path, status, request_bytes,
-                    response_bytes, duration_ms, outcome, body, body_cut, steps, delivery, error)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    response_bytes, duration_ms, outcome, body, body_cut, steps, delivery, error,
+                    mail_from, subject)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 vec![
                     entry.request_id.as_str().into(),
                     entry.at.into(),
@@ -304,6 +316,8 @@ impl Store {
                     (entry.steps as i64).into(),
                     entry.delivery.as_str().into(),
                     entry.error.as_str().into(),
+                    entry.mail_from.as_str().into(),
+                    entry.subject.as_str().into(),
                 ],
             )?
             .one::<Id>()?
@@ -351,7 +365,7 @@ impl Store {
         };
         let query = format!(
             "SELECT id, request_id, at, source, method, path, status, request_bytes, response_bytes,
-                duration_ms, outcome, {body}, body_cut, steps, delivery, error
+                duration_ms, outcome, {body}, body_cut, steps, delivery, error, mail_from, subject
              FROM log WHERE id < ? {only} ORDER BY id DESC LIMIT ?"
         );
         let mut rows = Vec::new();
@@ -389,6 +403,8 @@ impl Store {
                 steps: int(13),
                 delivery: text(14),
                 error: text(15),
+                mail_from: text(16),
+                subject: text(17),
             });
         }
         Ok(rows)
