@@ -5,6 +5,7 @@ empty, no final newline, bytes above 127, invalid UTF-8, NUL, CRLF, a very long 
 and combined with other options of the same table."""
 import gzip as pygzip
 import json
+import random
 import os
 import sys
 
@@ -71,9 +72,11 @@ def option_words(opt):
     return out
 
 
-def cases(rng):
+def cases(_rng):
     gz = gzip_inputs()
     for table in options.load_tables():
+        # A seed per table: editing one table leaves the others' cases as they were.
+        rng = random.Random(f"manual-{table.cmd}")
         impl = [o for o in table.options if o.status == "yes"]
         if not impl:
             continue
@@ -104,6 +107,5 @@ def cases(rng):
 
 
 if __name__ == "__main__":
-    import random
     for c in cases(random.Random(0)):
         print(json.dumps({"tool": c["tool"], "script": c["script"]}))
