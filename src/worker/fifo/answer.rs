@@ -102,25 +102,24 @@ struct Output {
 impl Output {
     /// Runs the script until it has written something more, or ended.
     fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
-        loop {
-            if let Some(script) = &mut self.script {
-                if let Poll::Ready(outcome) = script.as_mut().poll(cx) {
-                    self.script = None;
-                    self.outcome.replace(Some(outcome));
-                }
+        if let Some(script) = &mut self.script {
+            if let Poll::Ready(outcome) = script.as_mut().poll(cx) {
+                self.script = None;
+                self.outcome.replace(Some(outcome));
             }
-            let pipe = self.pipe.clone();
-            let polled = std::pin::pin!(pipe.read()).poll(cx);
-            return match polled {
-                Poll::Ready(Ok(Some(chunk))) => {
-                    self.written += chunk.len();
-                    Poll::Ready(Some(chunk))
-                }
-                Poll::Ready(_) if self.script.is_none() => Poll::Ready(None),
-                // The pipe is closed as the script ends: its end is one poll away.
-                Poll::Ready(_) => continue,
-                Poll::Pending => Poll::Pending,
-            };
+        }
+        let pipe = self.pipe.clone();
+        let polled = std::pin::pin!(pipe.read()).poll(cx);
+        match polled {
+            Poll::Ready(Ok(Some(chunk))) => {
+                self.written += chunk.len();
+                Poll::Ready(Some(chunk))
+            }
+            Poll::Ready(_) if self.script.is_none() => Poll::Ready(None),
+            // The output has ended but the script has not (it is reading the rest of the
+            // body): it was polled above and wakes this stream when it goes on.
+            Poll::Ready(_) => Poll::Pending,
+            Poll::Pending => Poll::Pending,
         }
     }
 
@@ -211,8 +210,11 @@ pub async fn stream(
     let out = Out::Pipe(pipe.clone());
     let job = plan.job;
     let script: LocalFuture<'static, Outcome> = Box::pin(async move {
-        let outcome = shell.run_streams(&host, job, stdin, out).await;
+        let outcome = shell.run_streams(&host, job, stdin.clone(), out).await;
         slot.borrow_mut().get_or_insert(shell);
+        // What the script left of the body is read and dropped: an answer that ends while
+        // the caller is still sending would cut the connection under it.
+        while let Ok(Some(_)) = stdin.read().await {}
         outcome
     });
     let steps_before = plan.steps;
