@@ -92,10 +92,6 @@ impl ByteMeter {
         self.total = 0;
         budget.spend(u64::from(partial))
     }
-
-    pub fn total(&self) -> u64 {
-        self.total
-    }
 }
 
 impl Default for Budget {

@@ -129,10 +129,6 @@ impl Pipe {
             w.wake();
         }
     }
-
-    pub fn reader_closed(&self) -> bool {
-        self.inner.borrow().reader_closed
-    }
 }
 
 /// Where a command's standard input comes from.
@@ -205,11 +201,6 @@ impl Stdin {
     /// Bytes known in full: a here-document, a buffered body, `/dev/null`.
     pub fn bytes(data: Vec<u8>) -> Self {
         Stdin::with(Rc::new(data), Feed::Done)
-    }
-
-    /// Bytes shared with a cache (no copy).
-    pub fn shared(data: Rc<Vec<u8>>) -> Self {
-        Stdin::with(data, Feed::Done)
     }
 
     /// The reading end of a pipe.
@@ -292,26 +283,6 @@ impl Stdin {
         Ok(all)
     }
 
-    /// At most `n` bytes, leaving the rest for whoever reads next (`head -c`).
-    pub async fn read_up_to(&self, n: usize) -> Result<Vec<u8>> {
-        let mut got = Vec::new();
-        while got.len() < n {
-            let Some(mut chunk) = self.read().await? else {
-                break;
-            };
-            let want = n - got.len();
-            if chunk.len() > want {
-                self.unread(chunk.split_off(want));
-            }
-            if got.is_empty() {
-                got = chunk;
-            } else {
-                got.extend_from_slice(&chunk);
-            }
-        }
-        Ok(got)
-    }
-
     /// Puts bytes back in front of the stream: the `read` builtin takes one line and
     /// leaves the rest for the next command, as a shell reading a pipe byte by byte does.
     pub fn unread(&self, bytes: Vec<u8>) {
@@ -340,11 +311,6 @@ impl Stdin {
         s.feed = Feed::Done;
         s.pending = Rc::default();
         s.pos = 0;
-    }
-
-    /// Whether this handle and `other` read the same stream.
-    pub fn same(&self, other: &Stdin) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
     }
 }
 
@@ -410,20 +376,6 @@ impl Out {
             Out::Buffer(b) => std::mem::take(&mut *b.borrow_mut()),
             _ => Vec::new(),
         }
-    }
-
-    /// Whether both are the same place (`2>&1`).
-    pub fn same(&self, other: &Out) -> bool {
-        match (self, other) {
-            (Out::Buffer(a), Out::Buffer(b)) => Rc::ptr_eq(a, b),
-            (Out::Pipe(a), Out::Pipe(b)) => Rc::ptr_eq(a, b),
-            _ => false,
-        }
-    }
-
-    /// Whether a write here could ever fail because a reader went away.
-    pub fn is_null(&self) -> bool {
-        matches!(self, Out::Null)
     }
 }
 

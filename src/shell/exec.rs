@@ -91,12 +91,14 @@ impl<'s> Shared<'s> {
         }
     }
 
-    /// Counts one more subrequest, or fails past the limit.
-    pub fn count_subrequest(&self, line: u32) -> Result<(), Error> {
+    /// Counts one more subrequest, or fails past the limit; `line` is the script's line
+    /// when the shell itself makes the request (a FIFO as a command).
+    pub fn count_subrequest(&self, line: Option<u32>) -> Result<(), Error> {
         let used = self.subrequests.get();
         if used >= self.max_subrequests {
+            let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
             return Err(Error::Fatal(format!(
-                "sh: line {line}: subrequest limit of {} exceeded",
+                "sh: {at}subrequest limit of {} exceeded",
                 self.max_subrequests
             )));
         }
@@ -111,7 +113,7 @@ impl Net for Shared<'_> {
         request: HttpRequest,
     ) -> LocalFuture<'_, crate::error::Result<Result<HttpResponse, String>>> {
         Box::pin(async move {
-            self.count_subrequest(0)?;
+            self.count_subrequest(None)?;
             Ok(self.host.fetch(request).await)
         })
     }
@@ -749,7 +751,7 @@ impl<'s> Exec<'s> {
     /// Runs FIFO `argv[0]`; `None` when there is no such FIFO.
     async fn call_fifo(&mut self, argv: &[Vec<u8>], io: Io) -> R<Option<Status>> {
         let name = String::from_utf8_lossy(&argv[0]).into_owned();
-        self.sh.count_subrequest(self.line)?;
+        self.sh.count_subrequest(Some(self.line))?;
         let stdin = self.inputs[io.stdin].read_all().await?;
         self.sh.budget.spend_bytes(stdin.len())?;
         match self.sh.host.call_fifo(&name, &argv[1..], stdin).await {
