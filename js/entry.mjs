@@ -1,7 +1,7 @@
 // mkfifo's Worker entry: routes each request, performs passthrough answers, hands inbound
 // mail to the FIFO's object, and turns any failure into a 503 the client can retry.
 //
-//   /_/...        the Worker's Rust code (JSON API, sign-in, editor)
+//   /, /_/...     the Worker's Rust code (home page, sign-in, JSON API)
 //   /bin/sh       the public shell, rate-limited per client address
 //   /NAME/...     FIFO NAME: its Durable Object gets the Request
 //   NAME@DOMAIN   inbound mail: FIFO NAME's object gets the raw message
@@ -204,7 +204,10 @@ async function toFifo(request, env, ctx, name) {
     const send = async () => {
       const report = new Request("https://fifo.internal/passthrough-failed", {
         method: "POST",
-        headers: { "x-mkfifo-op": "passthrough-failed", "x-mkfifo-fifo": name, "x-mkfifo-request-id": requestId },
+        headers: {
+          "x-mkfifo-op": JSON.stringify({ op: "passthrough-failed", name, request_id: requestId, by: "operator" }),
+          "x-mkfifo-fifo": name,
+        },
         body: JSON.stringify({ errors_to: JSON.parse(errorsTo), error, status }),
       });
       const r = await fifoStub(env, name).fetch(report);
@@ -215,16 +218,19 @@ async function toFifo(request, env, ctx, name) {
   return passthrough(resp, reportFailure);
 }
 
-async function shell(request, env, ctx) {
+// Requests per client address per minute, by a [[ratelimits]] binding; null when allowed.
+async function limited(limiter, request) {
   const client = request.headers.get("cf-connecting-ip") || "127.0.0.1";
-  const { success } = await env.SHELL_LIMITER.limit({ key: client });
-  if (!success) {
-    return new Response("429 Too Many Requests: try again in a minute\n", {
-      status: 429,
-      headers: { "Retry-After": "60", "Content-Type": "text/plain; charset=utf-8" },
-    });
-  }
-  return toRust(request, env, ctx, MAX_SHELL_BODY_BYTES);
+  const { success } = await limiter.limit({ key: client });
+  if (success) return null;
+  return new Response("429 Too Many Requests: try again in a minute\n", {
+    status: 429,
+    headers: { "Retry-After": "60", "Content-Type": "text/plain; charset=utf-8" },
+  });
+}
+
+async function shell(request, env, ctx) {
+  return (await limited(env.SHELL_LIMITER, request)) || toRust(request, env, ctx, MAX_SHELL_BODY_BYTES);
 }
 
 // The Rust handlers take small bodies (envelopes, variables, scripts). The body is read
@@ -245,13 +251,17 @@ async function route(request, env, ctx) {
   if (url.pathname.startsWith("/_/fault/fifo/") && env.MKFIFO_FAULTS === "1") {
     // Tests only: crash FIFO NAME's object the way a bug would.
     const name = url.pathname.slice("/_/fault/fifo/".length);
-    const headers = { "x-mkfifo-op": "fault", "x-mkfifo-fifo": name };
+    const headers = { "x-mkfifo-op": JSON.stringify({ op: "fault", name, by: "operator" }), "x-mkfifo-fifo": name };
     return callFifo(env, name, new Request("https://fifo.internal/fault", { headers }));
   }
   if (url.pathname === "/_/test/mail" && request.method === "POST" && env.MKFIFO_FAULTS === "1") {
     return testMail(request, env);
   }
-  if (first === "_") return toRust(request, env, ctx);
+  if (url.pathname === "/_/signin" && request.method === "POST") {
+    // Sign-in links per client address; the Account object limits them per address too.
+    return (await limited(env.SIGNIN_LIMITER, request)) || toRust(request, env, ctx);
+  }
+  if (first === "_" || url.pathname === "/") return toRust(request, env, ctx);
   if (url.pathname === "/bin/sh") return shell(request, env, ctx);
   if (first === "") return plain(404, "not found");
   freshAfterPanic();
@@ -270,8 +280,9 @@ export default {
       resp = unavailable(err);
     }
     if (resp.status >= 400) {
-      // One line per failed request, without the query string.
-      console.log(`${request.method} ${new URL(request.url).pathname} ${resp.status}`);
+      // One line per failed request, without the query string or a sign-in link's token.
+      const path = new URL(request.url).pathname.replace(/^\/_\/signin\/.+/, "/_/signin/...");
+      console.log(`${request.method} ${path} ${resp.status}`);
     }
     return resp;
   },

@@ -15,6 +15,7 @@
 //! `cargo test` runs it natively, and `mkfifo-sh` runs the same shell on the command line.
 #![forbid(unsafe_code)]
 
+pub mod account;
 pub mod budget;
 pub mod builtins;
 pub mod calendar;
@@ -25,6 +26,7 @@ pub mod jq;
 pub mod mail;
 pub mod names;
 pub mod protocol;
+pub mod route;
 pub mod seeded;
 pub mod shell;
 pub mod stream;

@@ -5,6 +5,8 @@
 //! these can be trusted inside. `X-Accel-*` response headers of an object are turned into
 //! a passthrough request by the entry module and never reach a client.
 
+use serde::{Deserialize, Serialize};
+
 /// The FIFO a request is for (the object may not know its own name).
 pub const FIFO: &str = "x-mkfifo-fifo";
 /// The client's address (`REMOTE_ADDR`).
@@ -23,7 +25,8 @@ pub const ARGS: &str = "x-mkfifo-args";
 /// On a 404 of a Fifo object: there is no FIFO of that name (as opposed to a 404 that
 /// the FIFO's envelope answered).
 pub const NO_FIFO: &str = "x-mkfifo-no-fifo";
-/// An operation of the JSON API on the object (see `worker::api`); absent for a Request.
+/// An operation on an object, as JSON: a [`FifoCall`] for a Fifo object (absent for a
+/// Request written into the FIFO), an [`AccountOp`] for an Account object.
 pub const OP: &str = "x-mkfifo-op";
 
 /// Marks every answer of a Fifo object's own code; an answer without it comes from the
@@ -41,8 +44,196 @@ pub const ACCEL_HEADER_PREFIX: &str = "x-accel-header-";
 /// to the object with the operation [`PASSTHROUGH_FAILED`], which logs the failure and
 /// reports it to them.
 pub const ERRORS_TO: &str = "x-mkfifo-errors-to";
-/// The operation (see [`OP`]) by which the entry module reports a failed passthrough.
-pub const PASSTHROUGH_FAILED: &str = "passthrough-failed";
+
+/// Who asks a Fifo object for an operation: the operator (or the Worker itself), or an
+/// account, named by its object's id. An account sees only the FIFOs it owns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Access {
+    Operator,
+    Account(String),
+}
+
+impl Access {
+    /// Whether this caller may see a FIFO owned by `owner` (`None`: the operator's).
+    pub fn may_see(&self, owner: Option<&str>) -> bool {
+        match self {
+            Access::Operator => true,
+            Access::Account(id) => owner == Some(id.as_str()),
+        }
+    }
+
+    /// The account a new FIFO made by this caller belongs to.
+    pub fn owner(&self) -> Option<&str> {
+        match self {
+            Access::Operator => None,
+            Access::Account(id) => Some(id),
+        }
+    }
+}
+
+/// An operation on a Fifo object, with who asks for it (the [`OP`] header, as JSON:
+/// `{"op": "put", "by": "operator"}`; the entry module writes two of them by hand).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FifoCall {
+    #[serde(flatten)]
+    pub op: FifoOp,
+    pub by: Access,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+pub enum FifoOp {
+    /// Create or replace the envelope (the body): 201 or 200; 409 when another owns it.
+    Put {
+        name: String,
+    },
+    /// Create with the envelope (the body): 201; 409 when the name is taken.
+    Create {
+        name: String,
+    },
+    /// The envelope, the variables (never their values), times.
+    Get {
+        name: String,
+    },
+    /// Names, times and the last Request, for lists.
+    Summary {
+        name: String,
+    },
+    /// Delete the FIFO with its variables and log.
+    Delete {
+        name: String,
+    },
+    /// Set variable `key` to the body.
+    VarPut {
+        name: String,
+        key: String,
+    },
+    VarDelete {
+        name: String,
+        key: String,
+    },
+    /// The Request log, newest first.
+    Log {
+        name: String,
+        limit: Option<i64>,
+        before: Option<i64>,
+        bodies: bool,
+    },
+    /// One Request of the log with its deliveries.
+    LogEntry {
+        name: String,
+        request_id: String,
+    },
+    /// Memory and storage figures (`MKFIFO_STATS=1`).
+    Stats {
+        name: String,
+    },
+    /// The entry module's passthrough request failed: log it, tell Errors-To (the body
+    /// says what failed).
+    PassthroughFailed {
+        name: String,
+        request_id: String,
+    },
+    /// Crash the object (`MKFIFO_FAULTS=1`, tests only).
+    Fault {
+        name: String,
+    },
+}
+
+impl FifoOp {
+    /// The FIFO the operation is for.
+    pub fn name(&self) -> &str {
+        match self {
+            FifoOp::Put { name }
+            | FifoOp::Create { name }
+            | FifoOp::Get { name }
+            | FifoOp::Summary { name }
+            | FifoOp::Delete { name }
+            | FifoOp::VarPut { name, .. }
+            | FifoOp::VarDelete { name, .. }
+            | FifoOp::Log { name, .. }
+            | FifoOp::LogEntry { name, .. }
+            | FifoOp::Stats { name }
+            | FifoOp::PassthroughFailed { name, .. }
+            | FifoOp::Fault { name } => name,
+        }
+    }
+}
+
+/// A FIFO in a list: the home page's, and `GET /_/api/fifos`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FifoSummary {
+    pub name: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// When the newest Request in the log arrived.
+    pub last_request_at: Option<i64>,
+    pub log_entries: i64,
+}
+
+/// An operation on an Account object (the [`OP`] header, as JSON). Secrets are those of
+/// [`crate::account::credential`]; the object compares their hashes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+pub enum AccountOp {
+    /// Send a sign-in link for `email` to it, the link made from `site` (the origin the
+    /// request came to). 202, or 429 with `retry_after` (seconds).
+    StartSignin {
+        email: String,
+        site: String,
+    },
+    /// Whether a sign-in link is good, without using it.
+    CheckSignin {
+        secret: String,
+    },
+    /// Use a sign-in link: the new session's cookie value.
+    FinishSignin {
+        secret: String,
+    },
+    /// Who a session is; renews it. 401 when it is not (or no longer) good.
+    Session {
+        secret: String,
+    },
+    /// End a session.
+    EndSession {
+        secret: String,
+    },
+    /// Who an API token is; 401 when it is not (or no longer) good.
+    Token {
+        secret: String,
+    },
+    CreateToken {
+        name: String,
+    },
+    Tokens,
+    RevokeToken {
+        id: i64,
+    },
+    /// Note a FIFO as the account's, or forget it.
+    AddFifo {
+        name: String,
+    },
+    RemoveFifo {
+        name: String,
+    },
+    Fifos,
+    /// The account's address and times.
+    Describe,
+    /// Delete the account with its sessions and tokens (its FIFOs first, by the Worker).
+    Delete,
+}
+
+/// Who a credential is, as an Account object answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    /// The Account object's id.
+    pub account: String,
+    pub email: String,
+    /// A session whose expiry moved: the cookie is sent again.
+    #[serde(default)]
+    pub renewed: bool,
+}
 
 /// Arguments as one header value: their number, `;`, then each one in base64, joined by
 /// commas (arguments are bytes, and one empty argument is not none).
@@ -84,5 +275,41 @@ mod tests {
         assert_eq!(decode_args("!!"), None);
         assert_eq!(decode_args("2;YQ=="), None);
         assert_eq!(decode_args(""), None);
+    }
+
+    #[test]
+    fn calls_as_the_entry_module_writes_them() {
+        // js/entry.mjs writes these two by hand.
+        let call: FifoCall = serde_json::from_str(
+            r#"{"op":"passthrough-failed","name":"a","request_id":"r","by":"operator"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            call.op,
+            FifoOp::PassthroughFailed {
+                name: "a".into(),
+                request_id: "r".into()
+            }
+        );
+        let call: FifoCall =
+            serde_json::from_str(r#"{"op":"fault","name":"b","by":"operator"}"#).unwrap();
+        assert_eq!(call.by, Access::Operator);
+        let json = serde_json::to_string(&FifoCall {
+            op: FifoOp::Get { name: "x".into() },
+            by: Access::Account("ab".into()),
+        })
+        .unwrap();
+        assert_eq!(json, r#"{"op":"get","name":"x","by":{"account":"ab"}}"#);
+        assert!(serde_json::from_str::<FifoCall>(r#"{"op":"get","name":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn access_to_owned_fifos() {
+        let ada = Access::Account("ada".into());
+        assert!(ada.may_see(Some("ada")));
+        assert!(!ada.may_see(Some("bob")));
+        assert!(!ada.may_see(None));
+        assert!(Access::Operator.may_see(Some("ada")));
+        assert!(Access::Operator.may_see(None));
     }
 }

@@ -1,112 +1,131 @@
-//! The JSON API under `/_/api/`: make, read, change and delete FIFOs, set their variables
-//! and read their Request log. Authorized by the operator token (`MKFIFO_ADMIN_TOKEN`,
-//! sent as `Authorization: Bearer TOKEN`); the FIFO's object carries out the operation.
-//!
-//! | request | operation |
-//! |---|---|
-//! | `PUT /_/api/fifos/NAME` (body: the envelope) | create or replace; 201 or 200 |
-//! | `GET /_/api/fifos/NAME` | the envelope, the variables (never their values), times |
-//! | `DELETE /_/api/fifos/NAME` | delete the FIFO with its variables and log; 204 |
-//! | `PUT /_/api/fifos/NAME/vars/KEY` (body: the value) | set a variable |
-//! | `DELETE /_/api/fifos/NAME/vars/KEY` | delete a variable; 204 |
-//! | `GET /_/api/fifos/NAME/log[?limit=N&before=ID&bodies=1]` | the Request log, newest first |
-//! | `GET /_/api/fifos/NAME/log/REQUEST_ID` | one Request: its entry, deliveries and attempts |
+//! The JSON API under `/_/api/` (its routes are in `crate::route`). FIFO operations go to
+//! the FIFO's object with the caller's access: the operator sees every FIFO, an account
+//! only its own, and a FIFO it may not see is a 404 as if there were none. Account
+//! operations go to the caller's Account object.
 
-use worker::{Env, Headers, Method, Request, RequestInit, Response};
+use worker::{Env, Request, Response};
 
-use super::http::Failure;
-use crate::names::fifo_name_error;
-use crate::protocol;
+use super::auth::Caller;
+use super::http::{json, Failure};
+use super::objects::{self, AccountKey};
+use crate::protocol::{Access, AccountOp, FifoCall, FifoOp, FifoSummary};
+use crate::route::Api;
 
 type Answer = Result<Response, Failure>;
 
-pub async fn handle(mut req: Request, env: &Env, rest: &str) -> Answer {
-    authorize(&req, env)?;
-    let segments: Vec<&str> = rest.split('/').collect();
-    let method = req.method();
-    let (name, op, var) = match (segments.as_slice(), &method) {
-        (["fifos", name], Method::Put) => (*name, "put", None),
-        (["fifos", name], Method::Get) => (*name, "get", None),
-        (["fifos", name], Method::Delete) => (*name, "delete", None),
-        (["fifos", name, "vars", key], Method::Put) => (*name, "var-put", Some(*key)),
-        (["fifos", name, "vars", key], Method::Delete) => (*name, "var-delete", Some(*key)),
-        (["fifos", name, "log"], Method::Get) => (*name, "log", None),
-        (["fifos", name, "log", id], Method::Get) => (*name, "log-entry", Some(*id)),
-        (
-            ["fifos", _] | ["fifos", _, "vars", _] | ["fifos", _, "log"] | ["fifos", _, "log", _],
-            _,
-        ) => return Err(Failure::new(405, format!("{method} is not allowed here"))),
-        _ => return Err(Failure::new(404, format!("no API at /_/api/{rest}"))),
-    };
-    if let Some(problem) = fifo_name_error(name) {
-        return Err(Failure::new(400, problem));
+pub async fn handle(route: Api, mut req: Request, env: &Env, caller: &Caller) -> Answer {
+    match route {
+        Api::Fifo(op) => {
+            let body = match op {
+                FifoOp::Put { .. } | FifoOp::Create { .. } | FifoOp::VarPut { .. } => {
+                    Some(req.bytes().await?)
+                }
+                _ => None,
+            };
+            fifo_op(env, caller.access()?, op, body).await
+        }
+        Api::ListFifos => {
+            let who = caller.account()?;
+            let fifos = list_fifos(env, &who.account).await?;
+            Ok(json(200, &serde_json::json!({ "fifos": fifos }))?)
+        }
+        Api::Tokens => on_account(env, caller, AccountOp::Tokens).await,
+        Api::CreateToken => {
+            #[derive(serde::Deserialize)]
+            struct New {
+                name: String,
+            }
+            let body = req.bytes().await?;
+            let new: New = serde_json::from_slice(&body).map_err(|e| {
+                Failure::new(
+                    400,
+                    format!("the body must be JSON: {{\"name\": \"...\"}} ({e})"),
+                )
+            })?;
+            on_account(env, caller, AccountOp::CreateToken { name: new.name }).await
+        }
+        Api::RevokeToken { id } => on_account(env, caller, AccountOp::RevokeToken { id }).await,
+        Api::Account => on_account(env, caller, AccountOp::Describe).await,
+        Api::DeleteAccount => {
+            let who = caller.account()?;
+            let access = Access::Account(who.account.clone());
+            for name in account_fifos(env, &who.account).await? {
+                let gone = fifo_op(env, access.clone(), FifoOp::Delete { name }, None).await?;
+                // 404: it was deleted already, or another took the name since.
+                if gone.status_code() >= 400 && gone.status_code() != 404 {
+                    return Ok(gone);
+                }
+            }
+            on_account(env, caller, AccountOp::Delete).await
+        }
     }
-    let headers = Headers::new();
-    headers.set(protocol::OP, op)?;
-    headers.set(protocol::FIFO, name)?;
-    if let Some(key) = var {
-        headers.set(
-            if op == "log-entry" {
-                "x-mkfifo-entry"
-            } else {
-                "x-mkfifo-var"
-            },
-            key,
-        )?;
-    }
-    let mut init = RequestInit::new();
-    init.with_method(method.clone()).with_headers(headers);
-    if matches!(method, Method::Put) {
-        let body = req.bytes().await?;
-        init.with_body(Some(js_sys::Uint8Array::from(body.as_slice()).into()));
-    }
-    let url = req.url()?;
-    let inner = Request::new_with_init(url.as_str(), &init)?;
-    let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
-    let mut resp = stub.fetch_with_request(inner).await?;
-    if resp.headers().get(protocol::OBJECT)?.is_none() {
-        let cause = resp.text().await.unwrap_or_default();
-        return Err(Failure::new(
-            503,
-            format!("FIFO {name} failed: {}", cause.trim()),
-        ));
-    }
-    // The answer's headers are immutable: copy it without the marker (API answers are small).
-    let headers = Headers::new();
-    for (k, v) in resp
-        .headers()
-        .entries()
-        .filter(|(k, _)| k != protocol::OBJECT)
-    {
-        headers.append(&k, &v)?;
-    }
-    let status = resp.status_code();
-    let body = resp.bytes().await?;
-    let copy = if body.is_empty() {
-        Response::empty()?
-    } else {
-        Response::from_bytes(body)?
-    };
-    Ok(copy.with_status(status).with_headers(headers))
 }
 
-/// Checks the bearer token against the operator's, in time independent of where they differ.
-fn authorize(req: &Request, env: &Env) -> Result<(), Failure> {
-    let expected = env
-        .secret("MKFIFO_ADMIN_TOKEN")
-        .map(|s| s.to_string())
-        .map_err(|_| Failure::new(401, "the API is disabled: no MKFIFO_ADMIN_TOKEN is set"))?;
-    let given = req.headers().get("authorization")?.unwrap_or_default();
-    let token = given.strip_prefix("Bearer ").unwrap_or("");
-    if expected.is_empty() || !same(token.as_bytes(), expected.as_bytes()) {
-        return Err(Failure::new(
-            401,
-            "a valid operator token is needed (Authorization: Bearer ...)",
-        ));
+/// An operation on one FIFO by `access`, keeping the owner's list in step: a FIFO made
+/// by an account is added to it, a deleted one taken off.
+pub async fn fifo_op(env: &Env, access: Access, op: FifoOp, body: Option<Vec<u8>>) -> Answer {
+    let name = op.name().to_string();
+    let listed = match (&op, &access) {
+        (FifoOp::Put { .. } | FifoOp::Create { .. }, Access::Account(id)) => {
+            Some((id.clone(), true))
+        }
+        (FifoOp::Delete { .. }, Access::Account(id)) => Some((id.clone(), false)),
+        _ => None,
+    };
+    let call = FifoCall { op, by: access };
+    let resp = objects::fifo(env, &call, body).await?;
+    if let Some((id, added)) = listed.filter(|_| resp.status_code() < 300) {
+        let op = if added {
+            AccountOp::AddFifo { name }
+        } else {
+            AccountOp::RemoveFifo { name }
+        };
+        let noted = objects::account(env, AccountKey::Id(&id), &op).await?;
+        if noted.status_code() >= 400 {
+            return Err(Failure::new(
+                503,
+                "the FIFO is changed, but the account's list is not: try again",
+            ));
+        }
     }
-    Ok(())
+    Ok(resp)
 }
 
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+async fn on_account(env: &Env, caller: &Caller, op: AccountOp) -> Answer {
+    let who = caller.account()?;
+    objects::account(env, AccountKey::Id(&who.account), &op).await
+}
+
+async fn account_fifos(env: &Env, account: &str) -> Result<Vec<String>, Failure> {
+    #[derive(serde::Deserialize)]
+    struct Names {
+        fifos: Vec<String>,
+    }
+    let resp = objects::account(env, AccountKey::Id(account), &AccountOp::Fifos).await?;
+    Ok(objects::parsed::<Names>(resp).await?.fifos)
+}
+
+/// The account's FIFOs with their last Request, from each FIFO's object. A name whose
+/// FIFO is gone or no longer the account's (the operator deleted it) leaves the list.
+pub async fn list_fifos(env: &Env, account: &str) -> Result<Vec<FifoSummary>, Failure> {
+    let names = account_fifos(env, account).await?;
+    let access = Access::Account(account.to_string());
+    let asks = names.iter().map(|name| {
+        let call = FifoCall {
+            op: FifoOp::Summary { name: name.clone() },
+            by: access.clone(),
+        };
+        async move { (name, objects::fifo(env, &call, None).await) }
+    });
+    let mut out = Vec::new();
+    for (name, resp) in futures_util::future::join_all(asks).await {
+        let resp = resp?;
+        if resp.status_code() == 404 {
+            let op = AccountOp::RemoveFifo { name: name.clone() };
+            objects::account(env, AccountKey::Id(account), &op).await?;
+            continue;
+        }
+        out.push(objects::parsed::<FifoSummary>(resp).await?);
+    }
+    Ok(out)
 }

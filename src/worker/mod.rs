@@ -1,19 +1,30 @@
-//! The Workers runtime glue (wasm32 only): the Worker's fetch handler for `/_/...` and
-//! `/bin/sh`, and the Durable Objects. `js/entry.mjs` routes FIFO Requests to the objects
-//! directly and calls [`fetch`] for the rest.
+//! The Workers runtime glue (wasm32 only): the Worker's fetch handler for `/`, `/_/...`
+//! and `/bin/sh` (one router: `crate::route`), and the Durable Objects. `js/entry.mjs`
+//! routes FIFO Requests to the objects directly and calls [`fetch`] for the rest.
 
 mod account;
 mod api;
+mod auth;
 mod fifo;
 mod host;
 mod http;
+mod mailer;
+mod objects;
+mod schema;
 mod shell;
+mod site;
 
 pub use account::Account;
 pub use fifo::Fifo;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 use worker::{event, Context, Env, Request, Response, Result};
+
+use crate::account::cookie;
+use crate::protocol::{Access, FifoCall, FifoOp};
+use crate::route::{self, Route};
+use auth::Caller;
+use http::Failure;
 
 /// Why `name` cannot be a FIFO's name, for the entry module's routing (one rule, in Rust).
 #[wasm_bindgen(js_name = fifoNameError)]
@@ -24,19 +35,71 @@ pub fn fifo_name_error(name: &str) -> Option<String> {
 #[event(fetch)]
 pub async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     install_panic_bridge();
-    let path = req.path();
-    let answer = if let Some(rest) = path.strip_prefix("/_/api/") {
-        api::handle(req, &env, rest).await
-    } else if path == "/bin/sh" {
-        shell::handle(req, &env).await
-    } else if path == "/_/stats" || path.starts_with("/_/stats/") {
-        stats(&env, &path).await
-    } else if let Some(rest) = path.strip_prefix("/_/fault/") {
-        fault(&env, rest).await
-    } else {
-        Err(http::Failure::new(404, "not found"))
+    let url = req.url()?;
+    let method = req.method().to_string();
+    let page = !url.path().starts_with("/_/api/") && url.path() != "/bin/sh";
+    let answer = match route::route(&method, url.path(), url.query().unwrap_or("")) {
+        Ok(route) => serve(route, req, &env).await,
+        Err(no) => Err(Failure::new(no.status, no.message)),
     };
-    answer.or_else(|failure| failure.into_response())
+    answer.or_else(|failure| {
+        if page && !matches!(failure.status, 404 | 405) {
+            site::failure_page(failure).or_else(Failure::into_response)
+        } else {
+            failure.into_response()
+        }
+    })
+}
+
+async fn serve(route: Route, req: Request, env: &Env) -> std::result::Result<Response, Failure> {
+    // Writes to the site and the API not made with a bearer token may come from a
+    // browser: from this site only. (The public shell takes scripts from anywhere.)
+    let public = matches!(
+        route,
+        Route::Shell | Route::Stats | Route::StatsFifo { .. } | Route::Fault { .. }
+    );
+    if !public && req.headers().get("authorization")?.is_none() {
+        auth::same_origin(&req)?;
+    }
+    match route {
+        Route::Home => site::home(&req, env).await,
+        Route::SigninStart => site::start_signin(req, env).await,
+        Route::SigninPage { token } => site::signin_page(&req, env, &token).await,
+        Route::SigninFinish { token } => site::finish_signin(env, &token).await,
+        Route::Signout => site::signout(&req, env).await,
+        Route::MakeFifo => {
+            let caller = auth::caller(&req, env).await?;
+            with_renewal(&caller, site::make_fifo(req, env, &caller).await)
+        }
+        Route::Api(api) => {
+            let caller = auth::caller(&req, env).await?;
+            with_renewal(&caller, api::handle(api, req, env, &caller).await)
+        }
+        Route::Shell => shell::handle(req, env).await,
+        Route::Stats => stats(env, None).await,
+        Route::StatsFifo { name } => stats(env, Some(name)).await,
+        Route::Fault { what } => fault(env, &what).await,
+    }
+}
+
+/// A session whose expiry moved gets its cookie again, with the new lifetime.
+fn with_renewal(
+    caller: &Caller,
+    answer: std::result::Result<Response, Failure>,
+) -> std::result::Result<Response, Failure> {
+    let mut resp = answer?;
+    if let Caller::Account {
+        who,
+        session: Some(value),
+    } = caller
+    {
+        if who.renewed {
+            let max_age = crate::account::SESSION_TTL_MS / 1000;
+            resp.headers_mut()
+                .append("Set-Cookie", &cookie::set(value, max_age))?;
+        }
+    }
+    Ok(resp)
 }
 
 /// The step budget of one Request (`MKFIFO_STEPS`).
@@ -49,23 +112,20 @@ pub(crate) fn steps(env: &Env) -> u64 {
 
 /// `/_/stats` (the isolate's WebAssembly memory) and `/_/stats/fifo/NAME` (also that FIFO's
 /// SQLite size and queue), when the operator turned them on with `MKFIFO_STATS=1`.
-async fn stats(env: &Env, path: &str) -> std::result::Result<Response, http::Failure> {
+async fn stats(env: &Env, fifo: Option<String>) -> std::result::Result<Response, Failure> {
     let on = env
         .var("MKFIFO_STATS")
         .map(|v| v.to_string() == "1")
         .unwrap_or(false);
     if !on {
-        return Err(http::Failure::new(404, "not found"));
+        return Err(Failure::new(404, "not found"));
     }
-    if let Some(name) = path.strip_prefix("/_/stats/fifo/") {
-        let headers = worker::Headers::new();
-        headers.set(crate::protocol::OP, "stats")?;
-        headers.set(crate::protocol::FIFO, name)?;
-        let mut init = worker::RequestInit::new();
-        init.with_headers(headers);
-        let req = Request::new_with_init("https://fifo.internal/stats", &init)?;
-        let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
-        return Ok(stub.fetch_with_request(req).await?);
+    if let Some(name) = fifo {
+        let call = FifoCall {
+            op: FifoOp::Stats { name },
+            by: Access::Operator,
+        };
+        return objects::fifo(env, &call, None).await;
     }
     Ok(http::json(
         200,
@@ -92,9 +152,9 @@ pub(crate) fn faults_allowed(env: &Env) -> bool {
 }
 
 /// `/_/fault/panic` crashes the Worker (FIFO objects are crashed by the entry module).
-async fn fault(env: &Env, what: &str) -> std::result::Result<Response, http::Failure> {
+async fn fault(env: &Env, what: &str) -> std::result::Result<Response, Failure> {
     if !faults_allowed(env) || what != "panic" {
-        return Err(http::Failure::new(404, "not found"));
+        return Err(Failure::new(404, "not found"));
     }
     panic!("fault injected into the Worker");
 }

@@ -24,7 +24,7 @@
 //! `name=value&…` is a form. No match, a body of another kind, or a body that does not
 //! parse gives the empty string: never an error at Request time.
 
-mod form;
+pub mod form;
 mod html;
 #[cfg(test)]
 mod html_reference;

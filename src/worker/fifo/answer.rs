@@ -17,7 +17,7 @@ use std::task::{Context, Poll};
 use futures_util::stream::Stream;
 use worker::{Headers, Response};
 
-use super::store::{LogEntry, Store, LOG_BODY_BYTES};
+use super::store::{self, LogEntry, Store, LOG_BODY_BYTES};
 use crate::envelope::run::{cgi_answer, script_failure, Routed, Streamed};
 use crate::host::LocalFuture;
 use crate::shell::{Outcome, Shell};
@@ -236,11 +236,11 @@ pub async fn stream(
         }
         match script_failure(outcome) {
             Some(f) => {
-                entry.outcome = "failed".into();
+                entry.outcome = store::Outcome::Failed;
                 entry.error = format!("{}: {}", f.what, f.message);
                 on_failure(&store, &entry.error);
             }
-            None => entry.outcome = "answered".into(),
+            None => entry.outcome = store::Outcome::Answered,
         }
         if let Err(e) = store.log(&entry) {
             worker::console_error!("log of {}: {e}", entry.request_id);

@@ -14,7 +14,7 @@ use worker::{
     AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect,
 };
 
-use super::store::{Delivery, Store};
+use super::store::{Delivery, DeliveryState, Store};
 use super::Fifo;
 use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
@@ -151,7 +151,7 @@ impl Fifo {
                 Err(e) => {
                     store.update_log(
                         &request_id,
-                        "failed",
+                        DeliveryState::Failed,
                         Some(&format!("stored Request unreadable: {e}")),
                         None,
                     )?;
@@ -197,12 +197,22 @@ impl Fifo {
         match plan.result {
             Err(failure) => {
                 let error = format!("{}: {}", failure.what, failure.message);
-                store.update_log(&req.request_id, "failed", Some(&error), Some(plan.steps))?;
+                store.update_log(
+                    &req.request_id,
+                    DeliveryState::Failed,
+                    Some(&error),
+                    Some(plan.steps),
+                )?;
                 self.report(store, req, &plan.errors_to, &error, None)?;
             }
             Ok(Routed::Answer { .. }) => {
                 // `To:` worked out to `-` with nobody waiting: nothing to send.
-                store.update_log(&req.request_id, "answered", None, Some(plan.steps))?;
+                store.update_log(
+                    &req.request_id,
+                    DeliveryState::Answered,
+                    None,
+                    Some(plan.steps),
+                )?;
             }
             Ok(Routed::Send {
                 outgoing,
@@ -227,7 +237,12 @@ impl Fifo {
                     &reply_to,
                     &errors_to,
                 )?;
-                store.update_log(&req.request_id, "pending", None, Some(plan.steps))?;
+                store.update_log(
+                    &req.request_id,
+                    DeliveryState::Pending,
+                    None,
+                    Some(plan.steps),
+                )?;
             }
         }
         Ok(())
@@ -393,11 +408,11 @@ impl Fifo {
             return Ok(());
         }
         let summary = if states.iter().any(|s| s == "pending") {
-            "pending"
+            DeliveryState::Pending
         } else if states.iter().any(|s| s == "failed") {
-            "failed"
+            DeliveryState::Failed
         } else {
-            "delivered"
+            DeliveryState::Delivered
         };
         store.update_log(request_id, summary, None, None)
     }

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use worker::{EmailMessage, Env};
+use worker::Env;
 
 use super::deliver::{Answer, Attempt, Stored};
 use super::store::Delivery;
@@ -13,16 +13,7 @@ use crate::envelope::run::Failure as RunFailure;
 use crate::envelope::{Destination, Incoming, Source};
 use crate::mail::{inbound, outbound};
 use crate::worker::host::now_ms;
-
-/// The binding of `[[send_email]]` in wrangler.toml.
-const BINDING: &str = "MAIL";
-
-/// The domain of FIFO addresses (`MKFIFO_DOMAIN`).
-pub(super) fn domain(env: &Env) -> String {
-    env.var("MKFIFO_DOMAIN")
-        .map(|v| v.to_string())
-        .unwrap_or_else(|_| "mkfifo.localhost".into())
-}
+use crate::worker::mailer::{self, domain};
 
 impl Fifo {
     /// Reads the message of a mail Request, once: its variables, text and attachments,
@@ -134,33 +125,14 @@ pub(super) async fn send(
         Ok(b) => b,
         Err(e) => return Attempt::Failed(format!("{to}: {e}"), false),
     };
-    let binding = match env.send_email(BINDING) {
-        Ok(b) => b,
-        Err(e) => return Attempt::Failed(format!("{to}: email is not configured ({e})"), false),
-    };
-    let message = match EmailMessage::new(&built.from, to, &built.raw) {
-        Ok(m) => m,
-        Err(e) => return Attempt::Failed(format!("{to}: {}", js_message(&e)), false),
-    };
-    match binding.send(&message).await {
-        Ok(_) => Attempt::Answered(Answer {
+    match mailer::send(env, &built, to).await {
+        Ok(()) => Attempt::Answered(Answer {
             status: 202,
             content_type: None,
             body: Vec::new(),
         }),
-        Err(e) => {
-            let why = js_message(&e);
-            // An address the account may not send to stays refused; anything else may pass.
-            let lasting = ["not verified", "not allowed", "invalid", "not permitted"]
-                .iter()
-                .any(|w| why.to_ascii_lowercase().contains(w));
-            Attempt::Failed(format!("{to}: {why}"), !lasting)
-        }
+        Err(e) => Attempt::Failed(format!("{to}: {}", e.why), !e.lasting),
     }
-}
-
-fn js_message(e: &js_sys::Error) -> String {
-    String::from(e.message())
 }
 
 /// A failure report as a short text: what failed, the Request, where its log entry is.

@@ -18,9 +18,9 @@ use super::host::{now_ms, WorkerHost};
 use super::http::{json, Failure};
 use crate::envelope::run::{self, Plan};
 use crate::envelope::{self, Compiled, Destination, Incoming};
-use crate::protocol;
+use crate::protocol::{self, FifoCall, FifoOp, FifoSummary};
 use crate::shell::Shell;
-use store::Store;
+use store::{DeliveryState, Store};
 
 /// The largest Request body a FIFO holds whole (to store it, or to pick values out of it);
 /// a larger one gets 413.
@@ -60,7 +60,11 @@ impl DurableObject for Fifo {
     async fn fetch(&self, req: Request) -> Result<Response> {
         let op = req.headers().get(protocol::OP)?;
         let mut resp = match op {
-            Some(op) => self.api(&op, req).await.or_else(Failure::into_response)?,
+            Some(op) => match serde_json::from_str::<FifoCall>(&op) {
+                Ok(call) => self.api(call, req).await,
+                Err(e) => Err(Failure::new(400, format!("bad operation: {e}"))),
+            }
+            .or_else(Failure::into_response)?,
             None => self.serve(req).await.or_else(Failure::into_text_response)?,
         };
         resp.headers_mut().set(protocol::OBJECT, "1")?;
@@ -68,45 +72,49 @@ impl DurableObject for Fifo {
     }
 }
 
-/// Query parameters of the log operation.
-#[derive(Deserialize, Default)]
-struct LogQuery {
-    limit: Option<i64>,
-    before: Option<i64>,
-    bodies: Option<String>,
-}
-
 impl Fifo {
     pub(super) fn store(&self) -> Store {
         Store::new(self.state.storage().sql())
     }
 
-    /// An operation of the JSON API (authorized by the Worker before it got here).
-    async fn api(&self, op: &str, mut req: Request) -> std::result::Result<Response, Failure> {
+    /// An operation of the JSON API, for the caller the Worker found. A FIFO the caller
+    /// may not see answers as if there were none.
+    async fn api(
+        &self,
+        call: FifoCall,
+        mut req: Request,
+    ) -> std::result::Result<Response, Failure> {
         let store = self.store();
-        let name = header(&req, protocol::FIFO)?;
         let now = now_ms();
-        let exists = || -> std::result::Result<store::FifoRow, Failure> {
+        let FifoCall { op, by } = call;
+        let name = op.name().to_string();
+        let visible = || -> std::result::Result<store::FifoRow, Failure> {
             store
                 .fifo()?
+                .filter(|row| by.may_see(row.owner.as_deref()))
                 .ok_or_else(|| Failure::new(404, format!("no FIFO named {name}")))
         };
         match op {
-            "put" => {
+            FifoOp::Put { .. } | FifoOp::Create { .. } => {
                 let text = req.text().await?;
+                if let Some(row) = store.fifo()? {
+                    if matches!(op, FifoOp::Create { .. }) || !by.may_see(row.owner.as_deref()) {
+                        return Err(Failure::new(409, format!("the name {name} is taken")));
+                    }
+                }
                 let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
                 let checked = envelope::compile(&text, &mut shell);
                 self.shell.borrow_mut().replace(shell);
                 checked.map_err(|e| Failure::new(400, format!("envelope: {e}")))?;
-                let created = store.put_fifo(&name, &text, now)?;
+                let created = store.put_fifo(&name, &text, by.owner(), now)?;
                 let status = if created { 201 } else { 200 };
                 Ok(json(
                     status,
                     &serde_json::json!({ "name": name, "created": created }),
                 )?)
             }
-            "get" => {
-                let row = exists()?;
+            FifoOp::Get { .. } => {
+                let row = visible()?;
                 let vars = store.vars()?;
                 Ok(json(
                     200,
@@ -120,14 +128,27 @@ impl Fifo {
                     }),
                 )?)
             }
-            "delete" => {
-                exists()?;
+            FifoOp::Summary { .. } => {
+                let row = visible()?;
+                Ok(json(
+                    200,
+                    &FifoSummary {
+                        name: row.name,
+                        created_at: row.created_at,
+                        updated_at: row.updated_at,
+                        last_request_at: store.last_request_at()?,
+                        log_entries: store.log_len()?,
+                    },
+                )?)
+            }
+            FifoOp::Delete { .. } => {
+                visible()?;
                 self.state.storage().delete_alarm().await?;
                 self.state.storage().delete_all().await?;
                 self.envelope.replace(None);
                 Ok(Response::empty()?.with_status(204))
             }
-            protocol::PASSTHROUGH_FAILED => {
+            FifoOp::PassthroughFailed { request_id, .. } => {
                 // The entry module's passthrough request got no answer or an error status:
                 // the log entry says so, and Errors-To hears of it.
                 #[derive(Deserialize)]
@@ -136,7 +157,6 @@ impl Fifo {
                     error: String,
                     status: Option<u16>,
                 }
-                let request_id = header(&req, protocol::REQUEST_ID)?;
                 let failed: Failed = serde_json::from_slice(&req.bytes().await?)
                     .map_err(|e| Failure::new(400, format!("bad passthrough report: {e}")))?;
                 let incoming = Incoming {
@@ -144,7 +164,12 @@ impl Fifo {
                     request_id,
                     ..Incoming::default()
                 };
-                store.update_log(&incoming.request_id, "failed", Some(&failed.error), None)?;
+                store.update_log(
+                    &incoming.request_id,
+                    DeliveryState::Failed,
+                    Some(&failed.error),
+                    None,
+                )?;
                 self.report(
                     &store,
                     &incoming,
@@ -155,17 +180,16 @@ impl Fifo {
                 self.schedule(&store).await?;
                 Ok(Response::empty()?.with_status(204))
             }
-            "var-put" | "var-delete" => {
-                exists()?;
-                let key = header(&req, "x-mkfifo-var")?;
-                if !envelope::is_var_name(&key) || key.len() > 64 {
+            FifoOp::VarPut { ref key, .. } | FifoOp::VarDelete { ref key, .. } => {
+                visible()?;
+                if !envelope::is_var_name(key) || key.len() > 64 {
                     return Err(Failure::new(
                         400,
                         format!("bad variable name '{key}': use letters, digits and '_'"),
                     ));
                 }
-                if op == "var-delete" {
-                    return if store.delete_var(&key)? {
+                if matches!(op, FifoOp::VarDelete { .. }) {
+                    return if store.delete_var(key)? {
                         Ok(Response::empty()?.with_status(204))
                     } else {
                         Err(Failure::new(404, format!("no variable {key}")))
@@ -175,14 +199,14 @@ impl Fifo {
                 if value.len() > 64 * 1024 {
                     return Err(Failure::new(413, "a variable holds at most 64 KiB"));
                 }
-                store.put_var(&key, &value, now)?;
+                store.put_var(key, &value, now)?;
                 Ok(json(
                     200,
                     &serde_json::json!({ "name": key, "length": value.len() }),
                 )?)
             }
-            "stats" => {
-                exists()?;
+            FifoOp::Stats { .. } => {
+                visible()?;
                 Ok(json(
                     200,
                     &serde_json::json!({
@@ -192,33 +216,35 @@ impl Fifo {
                     }),
                 )?)
             }
-            "log-entry" => {
-                exists()?;
-                let id = header(&req, "x-mkfifo-entry")?;
-                let entry = store
-                    .log_entry(&id)?
-                    .ok_or_else(|| Failure::new(404, format!("no Request {id} in the log")))?;
-                let deliveries = store.deliveries_of(&id)?;
+            FifoOp::LogEntry { request_id, .. } => {
+                visible()?;
+                let entry = store.log_entry(&request_id)?.ok_or_else(|| {
+                    Failure::new(404, format!("no Request {request_id} in the log"))
+                })?;
+                let deliveries = store.deliveries_of(&request_id)?;
                 Ok(json(
                     200,
                     &serde_json::json!({ "name": name, "entry": entry, "deliveries": deliveries }),
                 )?)
             }
-            "log" => {
-                exists()?;
-                let query: LogQuery = req.query().unwrap_or_default();
-                let limit = query.limit.unwrap_or(100).clamp(1, store::LOG_ROWS);
-                let bodies = matches!(query.bodies.as_deref(), Some("1" | "true" | "yes"));
-                let entries = store.log_entries(limit, query.before, bodies)?;
+            FifoOp::Log {
+                limit,
+                before,
+                bodies,
+                ..
+            } => {
+                visible()?;
+                let limit = limit.unwrap_or(100).clamp(1, store::LOG_ROWS);
+                let entries = store.log_entries(limit, before, bodies)?;
                 Ok(json(
                     200,
                     &serde_json::json!({ "name": name, "entries": entries }),
                 )?)
             }
-            "fault" if super::faults_allowed(&self.env) => {
+            FifoOp::Fault { .. } if super::faults_allowed(&self.env) => {
                 panic!("fault injected into FIFO {name}")
             }
-            _ => Err(Failure::new(400, format!("unknown operation {op}"))),
+            FifoOp::Fault { .. } => Err(Failure::new(404, "not found")),
         }
     }
 

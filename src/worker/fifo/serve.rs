@@ -9,7 +9,7 @@ use worker::{Headers, Request, Response};
 
 use super::answer::{self, BodyStream};
 use super::deliver::to_fifo_now;
-use super::store::LogEntry;
+use super::store::{DeliveryState, LogEntry, Outcome};
 use super::{header, Fifo, MAX_BODY, MAX_STREAMED_BODY};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
@@ -137,7 +137,7 @@ impl Fifo {
                     Ok(_) => "the envelope did not run".into(),
                 };
                 entry.steps = failed.steps;
-                entry.outcome = "failed".into();
+                entry.outcome = Outcome::Failed;
                 entry.error = error.clone();
                 entry.status = 500;
                 entry.duration_ms = now_ms() - started;
@@ -192,7 +192,7 @@ impl Fifo {
         entry: &mut LogEntry,
     ) -> Result<Response, Failure> {
         if incoming.hops > MAX_HOPS {
-            entry.outcome = "loop".into();
+            entry.outcome = Outcome::Loop;
             return Err(Failure::new(
                 508,
                 format!("a chain of FIFOs is limited to {MAX_HOPS} hops (a loop?)"),
@@ -202,7 +202,7 @@ impl Fifo {
         let envelope = &compiled.envelope;
         if envelope.is_empty() {
             // An empty envelope answers the body back unchanged.
-            entry.outcome = "echo".into();
+            entry.outcome = Outcome::Echo;
             entry.response_bytes = incoming.body.len();
             let headers = Headers::new();
             headers.set(
@@ -226,8 +226,8 @@ impl Fifo {
                 &serde_json::to_string(incoming)?,
                 &incoming.body,
             )?;
-            entry.outcome = "accepted".into();
-            entry.delivery = "pending".into();
+            entry.outcome = Outcome::Accepted;
+            entry.delivery = DeliveryState::Pending;
             return accepted(&incoming.fifo, &incoming.request_id);
         }
 
@@ -235,7 +235,7 @@ impl Fifo {
         entry.steps = plan.steps;
         match plan.result {
             Err(f) => {
-                entry.outcome = "failed".into();
+                entry.outcome = Outcome::Failed;
                 entry.error = format!("{}: {}", f.what, f.message);
                 self.report(store, incoming, &plan.errors_to, &entry.error, None)?;
                 let reason = match incoming.source {
@@ -249,7 +249,7 @@ impl Fifo {
                 headers,
                 body,
             }) => {
-                entry.outcome = "answered".into();
+                entry.outcome = Outcome::Answered;
                 entry.response_bytes = body.len();
                 let h = Headers::new();
                 for (k, v) in &headers {
@@ -282,8 +282,8 @@ impl Fifo {
                             result: Ok(to_all),
                         },
                     )?;
-                    entry.outcome = "accepted".into();
-                    entry.delivery = "pending".into();
+                    entry.outcome = Outcome::Accepted;
+                    entry.delivery = DeliveryState::Pending;
                     return accepted(&incoming.fifo, &incoming.request_id);
                 }
                 // The first destination answers the caller; any others are delivered durably.
@@ -323,11 +323,11 @@ impl Fifo {
             // Over HTTP the entry module is in front: it makes the request and streams the
             // reply, so the bytes never enter WebAssembly.
             Destination::Url(url) if incoming.source == Source::Http => {
-                entry.outcome = "passthrough".into();
+                entry.outcome = Outcome::Passthrough;
                 passthrough(url, outgoing, errors_to)
             }
             Destination::Url(url) => {
-                entry.outcome = "relayed".into();
+                entry.outcome = Outcome::Relayed;
                 let answer = super::deliver::fetch_now(url, &outgoing)
                     .await
                     .map_err(|e| {
@@ -338,7 +338,7 @@ impl Fifo {
                 answer.into_response()
             }
             Destination::Fifo(name) => {
-                entry.outcome = "relayed".into();
+                entry.outcome = Outcome::Relayed;
                 let answer = to_fifo_now(&self.env, name, incoming, &outgoing).await?;
                 entry.response_bytes = answer.body.len();
                 answer.into_response()
@@ -355,8 +355,8 @@ impl Fifo {
                     }),
                 };
                 self.queue(store, incoming, plan)?;
-                entry.outcome = "accepted".into();
-                entry.delivery = "pending".into();
+                entry.outcome = Outcome::Accepted;
+                entry.delivery = DeliveryState::Pending;
                 accepted(&incoming.fifo, &incoming.request_id)
             }
             Destination::Caller => Err(Failure::new(

@@ -1,13 +1,11 @@
-//! All SQL of the Fifo object: its schema and migrations, the FIFO row, its variables and
-//! its Request log.
-//!
-//! The schema is versioned: `schema_version` holds the number of migrations applied, and
-//! [`Store::migrate`] applies the missing ones in order, so an object written by an older
-//! version is brought up to date the first time a newer version touches it. A FIFO that
-//! does not exist has no tables at all: looking at a missing FIFO writes nothing.
+//! All SQL of the Fifo object: its migrations (applied by `worker::schema`), the FIFO
+//! row, its variables and its Request log. A FIFO that does not exist has no tables at
+//! all: looking at a missing FIFO writes nothing.
 
 use serde::{Deserialize, Serialize};
 use worker::{SqlStorage, SqlStorageValue};
+
+use crate::worker::schema;
 
 /// The migrations, in order; `schema_version` counts how many have been applied.
 const MIGRATIONS: &[&str] = &[
@@ -80,6 +78,8 @@ const MIGRATIONS: &[&str] = &[
     // 3: a mail Request's sender and subject.
     "ALTER TABLE log ADD COLUMN mail_from TEXT NOT NULL DEFAULT '';
     ALTER TABLE log ADD COLUMN subject TEXT NOT NULL DEFAULT '';",
+    // 4: the account that owns the FIFO (NULL: the operator's).
+    "ALTER TABLE fifo ADD COLUMN owner TEXT;",
 ];
 
 /// How many Requests the log keeps; the oldest are dropped first.
@@ -102,6 +102,8 @@ pub struct FifoRow {
     pub envelope: String,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The owning account's object id; `None` for a FIFO of the operator's.
+    pub owner: Option<String>,
 }
 
 /// A variable as the API shows it: never its value.
@@ -110,6 +112,65 @@ pub struct VarInfo {
     pub name: String,
     pub length: i64,
     pub updated_at: i64,
+}
+
+/// How a Request went, as its log entry says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Outcome {
+    /// Taken with 202, to be run and delivered by the alarm.
+    #[default]
+    Accepted,
+    /// Answered to the caller (`To: -`).
+    Answered,
+    /// The script or a destination failed.
+    Failed,
+    /// Refused: it had passed through too many FIFOs.
+    Loop,
+    /// The empty envelope answered the body back.
+    Echo,
+    /// Answered by the entry module's passthrough request.
+    Passthrough,
+    /// Relayed to a URL or a FIFO, whose answer the caller got.
+    Relayed,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Accepted => "accepted",
+            Outcome::Answered => "answered",
+            Outcome::Failed => "failed",
+            Outcome::Loop => "loop",
+            Outcome::Echo => "echo",
+            Outcome::Passthrough => "passthrough",
+            Outcome::Relayed => "relayed",
+        }
+    }
+}
+
+/// Where a Request's deliveries stand, in its log entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DeliveryState {
+    /// It has none.
+    #[default]
+    None,
+    Pending,
+    Delivered,
+    /// Answered to the caller while its script ran from the queue.
+    Answered,
+    Failed,
+}
+
+impl DeliveryState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::None => "",
+            DeliveryState::Pending => "pending",
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Answered => "answered",
+            DeliveryState::Failed => "failed",
+        }
+    }
 }
 
 /// One Request of the log, as stored.
@@ -124,10 +185,9 @@ pub struct LogEntry {
     pub request_bytes: usize,
     pub response_bytes: usize,
     pub duration_ms: i64,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub steps: u64,
-    /// Where delivery stands (`pending`, `delivered`, `failed`), empty when there is none.
-    pub delivery: String,
+    pub delivery: DeliveryState,
     /// Why the Request failed, if it did.
     pub error: String,
     pub body: Vec<u8>,
@@ -171,47 +231,12 @@ impl Store {
 
     /// The schema version of this object: 0 when it has never held a FIFO.
     pub fn version(&self) -> worker::Result<i64> {
-        #[derive(Deserialize)]
-        struct Count {
-            n: i64,
-        }
-        let tables = self
-            .sql
-            .exec("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'", None)?
-            .one::<Count>()?;
-        if tables.n == 0 {
-            return Ok(0);
-        }
-        #[derive(Deserialize)]
-        struct Version {
-            version: i64,
-        }
-        Ok(self
-            .sql
-            .exec("SELECT version FROM schema_version", None)?
-            .one::<Version>()?
-            .version)
+        schema::version(&self.sql)
     }
 
     /// Applies the migrations this object has not seen yet.
     pub fn migrate(&self) -> worker::Result<()> {
-        let from = self.version()?;
-        if from == 0 {
-            self.sql.exec(
-                "CREATE TABLE schema_version (version INTEGER NOT NULL)",
-                None,
-            )?;
-            self.sql
-                .exec("INSERT INTO schema_version VALUES (0)", None)?;
-        }
-        for (i, migration) in MIGRATIONS.iter().enumerate().skip(from.max(0) as usize) {
-            self.sql.exec(migration, None)?;
-            self.sql.exec(
-                "UPDATE schema_version SET version = ?",
-                vec![((i + 1) as i64).into()],
-            )?;
-        }
-        Ok(())
+        schema::migrate(&self.sql, MIGRATIONS)
     }
 
     /// The FIFO this object holds, if any.
@@ -223,23 +248,44 @@ impl Store {
         let rows: Vec<FifoRow> = self
             .sql
             .exec(
-                "SELECT name, envelope, created_at, updated_at FROM fifo WHERE id = 1",
+                "SELECT name, envelope, created_at, updated_at, owner FROM fifo WHERE id = 1",
                 None,
             )?
             .to_array()?;
         Ok(rows.into_iter().next())
     }
 
-    /// Creates or replaces the FIFO's envelope; true when the FIFO is new.
-    pub fn put_fifo(&self, name: &str, envelope: &str, now: i64) -> worker::Result<bool> {
+    /// Creates or replaces the FIFO's envelope; true when the FIFO is new. A new FIFO
+    /// belongs to `owner`; replacing it keeps its owner.
+    pub fn put_fifo(
+        &self,
+        name: &str,
+        envelope: &str,
+        owner: Option<&str>,
+        now: i64,
+    ) -> worker::Result<bool> {
         self.migrate()?;
         let created = self.fifo()?.is_none();
+        let owner = owner.map_or(SqlStorageValue::Null, |o| o.into());
         self.sql.exec(
-            "INSERT INTO fifo (id, name, envelope, created_at, updated_at) VALUES (1, ?, ?, ?, ?)
+            "INSERT INTO fifo (id, name, envelope, created_at, updated_at, owner) VALUES (1, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET envelope = excluded.envelope, updated_at = excluded.updated_at",
-            vec![name.into(), envelope.into(), now.into(), now.into()],
+            vec![name.into(), envelope.into(), now.into(), now.into(), owner],
         )?;
         Ok(created)
+    }
+
+    /// When the newest Request in the log arrived.
+    pub fn last_request_at(&self) -> worker::Result<Option<i64>> {
+        #[derive(Deserialize)]
+        struct At {
+            at: Option<i64>,
+        }
+        Ok(self
+            .sql
+            .exec("SELECT max(at) AS at FROM log", None)?
+            .one::<At>()?
+            .at)
     }
 
     pub fn vars(&self) -> worker::Result<Vec<VarInfo>> {
@@ -635,14 +681,14 @@ impl Store {
     pub fn update_log(
         &self,
         request_id: &str,
-        delivery: &str,
+        delivery: DeliveryState,
         error: Option<&str>,
         steps: Option<u64>,
     ) -> worker::Result<()> {
         self.sql.exec(
             "UPDATE log SET delivery = ?, error = coalesce(?, error), steps = coalesce(?, steps) WHERE request_id = ?",
             vec![
-                delivery.into(),
+                delivery.as_str().into(),
                 error.map(str::to_string).into(),
                 steps.map(|s| s as i64).into(),
                 request_id.into(),

@@ -1,0 +1,199 @@
+//! The site a person uses in a browser: the home page, signing in by an emailed link,
+//! signing out, and making a FIFO from the home page's form. Pages are HTML
+//! (`crate::account::pages`); a failure is a page too, with its status.
+
+use worker::{Env, Headers, Request, Response};
+
+use super::api;
+use super::auth::{self, Caller};
+use super::host::now_ms;
+use super::http::Failure;
+use super::objects::{self, AccountKey};
+use crate::account::credential::Credential;
+use crate::account::{address, cookie, pages};
+use crate::envelope::select::form::parse_query;
+use crate::protocol::{AccountOp, FifoOp};
+
+type Answer = Result<Response, Failure>;
+
+/// An HTML answer. Pages are personal (no-store) and never framed (a sign-in button in a
+/// frame of another site could be clicked by a trick).
+pub fn html(status: u16, body: String) -> Answer {
+    let headers = Headers::new();
+    headers.set("Content-Type", "text/html; charset=utf-8")?;
+    headers.set("Cache-Control", "no-store")?;
+    headers.set("X-Frame-Options", "DENY")?;
+    headers.set("Content-Security-Policy", "frame-ancestors 'none'")?;
+    headers.set("Referrer-Policy", "no-referrer")?;
+    Ok(Response::from_bytes(body.into_bytes())?
+        .with_status(status)
+        .with_headers(headers))
+}
+
+/// A failure as a page.
+pub fn failure_page(failure: Failure) -> Answer {
+    let title = match failure.status {
+        401 => "Not signed in",
+        403 => "Not allowed",
+        404 => "Not found",
+        429 => "Too many requests",
+        400..=499 => "That did not work",
+        _ => "Something went wrong",
+    };
+    let status = failure.status;
+    let mut resp = html(status, pages::message(title, &failure.message))?;
+    if status == 503 {
+        resp.headers_mut().set("Retry-After", "1")?;
+    }
+    Ok(resp)
+}
+
+/// A redirect to `/` after a form, with cookies to set.
+fn home_again(cookies: &[String]) -> Answer {
+    let headers = Headers::new();
+    headers.set("Location", "/")?;
+    headers.set("Cache-Control", "no-store")?;
+    for c in cookies {
+        headers.append("Set-Cookie", c)?;
+    }
+    Ok(Response::empty()?.with_status(303).with_headers(headers))
+}
+
+/// The home page. A cookie that is no longer good shows the signed-out page and is dropped.
+pub async fn home(req: &Request, env: &Env) -> Answer {
+    let caller = match auth::caller(req, env).await {
+        Ok(c) => c,
+        Err(f) if f.status == 401 => {
+            let mut resp = html(200, pages::home_signed_out())?;
+            resp.headers_mut().append("Set-Cookie", &cookie::clear())?;
+            return Ok(resp);
+        }
+        Err(f) => return Err(f),
+    };
+    match &caller {
+        Caller::Account { who, .. } => {
+            let fifos = api::list_fifos(env, &who.account).await?;
+            html(200, pages::home_signed_in(&who.email, &fifos, now_ms()))
+        }
+        _ => html(200, pages::home_signed_out()),
+    }
+}
+
+/// The fields of a form body.
+async fn form(req: &mut Request) -> Result<Vec<(String, String)>, Failure> {
+    let body = req.bytes().await?;
+    Ok(parse_query(&String::from_utf8_lossy(&body)))
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+/// `POST /_/signin`: sends a link to the address of the form. The answer does not say
+/// whether the address has an account.
+pub async fn start_signin(mut req: Request, env: &Env) -> Answer {
+    let fields = form(&mut req).await?;
+    let email = address::normalize(field(&fields, "email")).map_err(|e| Failure::new(400, e))?;
+    let op = AccountOp::StartSignin {
+        email: email.clone(),
+        site: auth::site(&req)?,
+    };
+    let mut resp = objects::account(env, AccountKey::Email(&email), &op).await?;
+    let status = resp.status_code();
+    if status == 202 {
+        return html(200, pages::check_mail(&email));
+    }
+    let retry_after = resp.headers().get("Retry-After")?;
+    let failure = objects::failure_of(status, &resp.bytes().await?);
+    let mut page = failure_page(failure)?;
+    if let Some(wait) = retry_after {
+        page.headers_mut().set("Retry-After", &wait)?;
+    }
+    Ok(page)
+}
+
+fn signin_credential(token: &str) -> Result<Credential, Failure> {
+    Credential::parse(token).ok_or_else(|| {
+        Failure::new(
+            400,
+            "This sign-in link is not valid. Ask for a new one on the home page.",
+        )
+    })
+}
+
+/// `GET /_/signin/TOKEN`: a button that signs in, if the link is good. Nothing changes.
+pub async fn signin_page(req: &Request, env: &Env, token: &str) -> Answer {
+    let cred = signin_credential(token)?;
+    let op = AccountOp::CheckSignin {
+        secret: cred.secret.clone(),
+    };
+    let resp = objects::account(env, AccountKey::Id(&cred.account), &op).await?;
+    if resp.status_code() >= 400 {
+        return Err(sign_in_failure(resp).await);
+    }
+    html(200, pages::confirm_signin(&req.path()))
+}
+
+/// `POST /_/signin/TOKEN`: uses the link, sets the session cookie, goes home.
+pub async fn finish_signin(env: &Env, token: &str) -> Answer {
+    let cred = signin_credential(token)?;
+    let op = AccountOp::FinishSignin {
+        secret: cred.secret.clone(),
+    };
+    let resp = objects::account(env, AccountKey::Id(&cred.account), &op).await?;
+    if resp.status_code() >= 400 {
+        return Err(sign_in_failure(resp).await);
+    }
+    #[derive(serde::Deserialize)]
+    struct Session {
+        session: String,
+        max_age: i64,
+    }
+    let session: Session = objects::parsed(resp).await?;
+    home_again(&[cookie::set(&session.session, session.max_age)])
+}
+
+/// A sign-in link that an object refused; a forged id is "not valid" like any other.
+async fn sign_in_failure(mut resp: Response) -> Failure {
+    let status = resp.status_code();
+    let body = resp.bytes().await.unwrap_or_default();
+    match status {
+        401 => Failure::new(
+            400,
+            "This sign-in link is not valid. Ask for a new one on the home page.",
+        ),
+        _ => objects::failure_of(status, &body),
+    }
+}
+
+/// `POST /_/signout`: ends the session (if any) and drops the cookie.
+pub async fn signout(req: &Request, env: &Env) -> Answer {
+    let cookies = req.headers().get("cookie")?.unwrap_or_default();
+    if let Some(cred) = cookie::session(&cookies).and_then(Credential::parse) {
+        let op = AccountOp::EndSession {
+            secret: cred.secret.clone(),
+        };
+        objects::account(env, AccountKey::Id(&cred.account), &op).await?;
+    }
+    home_again(&[cookie::clear()])
+}
+
+/// `POST /_/fifos`: makes a FIFO from the home page's form (name, envelope).
+pub async fn make_fifo(mut req: Request, env: &Env, caller: &Caller) -> Answer {
+    caller.account()?;
+    let fields = form(&mut req).await?;
+    let name = field(&fields, "name").trim().to_string();
+    if let Some(problem) = crate::names::fifo_name_error(&name) {
+        return Err(Failure::new(400, problem));
+    }
+    let envelope = field(&fields, "envelope").replace("\r\n", "\n");
+    let op = FifoOp::Create { name };
+    let mut resp = api::fifo_op(env, caller.access()?, op, Some(envelope.into_bytes())).await?;
+    match resp.status_code() {
+        201 => home_again(&[]),
+        status => Err(objects::failure_of(status, &resp.bytes().await?)),
+    }
+}
