@@ -116,12 +116,7 @@ pub async fn start_signin(mut req: Request, env: &Env) -> Answer {
 }
 
 fn signin_credential(token: &str) -> Result<Credential, Failure> {
-    Credential::parse(token).ok_or_else(|| {
-        Failure::new(
-            400,
-            "This sign-in link is not valid. Ask for a new one on the home page.",
-        )
-    })
+    Credential::parse(token).ok_or_else(not_valid)
 }
 
 /// `GET /_/signin/TOKEN`: a button that signs in, if the link is good. Nothing changes.
@@ -130,7 +125,9 @@ pub async fn signin_page(req: &Request, env: &Env, token: &str) -> Answer {
     let op = AccountOp::CheckSignin {
         secret: cred.secret.clone(),
     };
-    let resp = objects::account(env, AccountKey::Id(&cred.account), &op).await?;
+    let resp = objects::account(env, AccountKey::Id(&cred.account), &op)
+        .await
+        .map_err(|f| if f.status == 401 { not_valid() } else { f })?;
     if resp.status_code() >= 400 {
         return Err(sign_in_failure(resp).await);
     }
@@ -143,7 +140,9 @@ pub async fn finish_signin(env: &Env, token: &str) -> Answer {
     let op = AccountOp::FinishSignin {
         secret: cred.secret.clone(),
     };
-    let resp = objects::account(env, AccountKey::Id(&cred.account), &op).await?;
+    let resp = objects::account(env, AccountKey::Id(&cred.account), &op)
+        .await
+        .map_err(|f| if f.status == 401 { not_valid() } else { f })?;
     if resp.status_code() >= 400 {
         return Err(sign_in_failure(resp).await);
     }
@@ -196,4 +195,11 @@ pub async fn make_fifo(mut req: Request, env: &Env, caller: &Caller) -> Answer {
         201 => home_again(&[]),
         status => Err(objects::failure_of(status, &resp.bytes().await?)),
     }
+}
+
+fn not_valid() -> Failure {
+    Failure::new(
+        400,
+        "This sign-in link is not valid. Ask for a new one on the home page.",
+    )
 }
