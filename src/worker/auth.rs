@@ -3,7 +3,7 @@
 
 use worker::{Env, Request};
 
-use super::http::Failure;
+use super::http::{not_signed_in, Failure};
 use super::objects::{self, AccountKey};
 use crate::account::credential::{same, Credential, TOKEN_PREFIX};
 use crate::account::{cookie, origin};
@@ -55,7 +55,7 @@ pub async fn caller(req: &Request, env: &Env) -> Result<Caller, Failure> {
             .ok_or_else(unauthorized)?
             .trim();
         if token.starts_with(TOKEN_PREFIX) {
-            let cred = Credential::parse_token(token).ok_or_else(bad_credential)?;
+            let cred = Credential::parse_token(token).ok_or_else(not_signed_in)?;
             let who = identify(
                 env,
                 &cred,
@@ -71,7 +71,7 @@ pub async fn caller(req: &Request, env: &Env) -> Result<Caller, Failure> {
             .map(|s| s.to_string())
             .unwrap_or_default();
         if expected.is_empty() || !same(token.as_bytes(), expected.as_bytes()) {
-            return Err(bad_credential());
+            return Err(not_signed_in());
         }
         return Ok(Caller::Operator);
     }
@@ -79,7 +79,7 @@ pub async fn caller(req: &Request, env: &Env) -> Result<Caller, Failure> {
     let Some(value) = cookie::session(&cookies).filter(|v| !v.is_empty()) else {
         return Ok(Caller::Anonymous);
     };
-    let cred = Credential::parse(value).ok_or_else(bad_credential)?;
+    let cred = Credential::parse(value).ok_or_else(not_signed_in)?;
     let who = identify(
         env,
         &cred,
@@ -92,10 +92,6 @@ pub async fn caller(req: &Request, env: &Env) -> Result<Caller, Failure> {
         who,
         session: Some(value.to_string()),
     })
-}
-
-fn bad_credential() -> Failure {
-    Failure::new(401, "not signed in: the session or token is not valid")
 }
 
 async fn identify(env: &Env, cred: &Credential, op: AccountOp) -> Result<Identity, Failure> {

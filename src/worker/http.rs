@@ -43,6 +43,11 @@ impl Failure {
     }
 }
 
+/// A session or token that is not (or no longer) good: one answer, whatever the cause.
+pub fn not_signed_in() -> Failure {
+    Failure::new(401, "not signed in: the session or token is not valid")
+}
+
 impl From<serde_json::Error> for Failure {
     fn from(e: serde_json::Error) -> Self {
         Failure::new(500, e.to_string())

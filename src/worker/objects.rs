@@ -5,15 +5,14 @@
 use serde::de::DeserializeOwned;
 use worker::{Env, Headers, Method, Request, RequestInit, Response, Stub};
 
-use super::http::Failure;
+use super::http::{not_signed_in, Failure};
 use crate::protocol::{self, AccountOp, FifoCall};
 
 /// Carries out an operation on a FIFO's object; its answer as the client gets it.
 pub async fn fifo(env: &Env, call: &FifoCall, body: Option<Vec<u8>>) -> Result<Response, Failure> {
     let name = call.op.name();
     let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
-    let mut headers = vec![(protocol::FIFO, name.to_string())];
-    headers.push((protocol::OP, serde_json::to_string(call)?));
+    let headers = [(protocol::OP, serde_json::to_string(call)?)];
     call_object(&stub, &format!("FIFO {name}"), &headers, body).await
 }
 
@@ -31,9 +30,7 @@ pub async fn account(env: &Env, key: AccountKey<'_>, op: &AccountOp) -> Result<R
     let namespace = env.durable_object("ACCOUNT")?;
     let id = match key {
         AccountKey::Email(email) => namespace.id_from_name(email)?,
-        AccountKey::Id(hex) => namespace
-            .id_from_string(hex)
-            .map_err(|_| Failure::new(401, "not signed in: the session or token is not valid"))?,
+        AccountKey::Id(hex) => namespace.id_from_string(hex).map_err(|_| not_signed_in())?,
     };
     let stub = id.get_stub()?;
     let headers = [(protocol::OP, serde_json::to_string(op)?)];

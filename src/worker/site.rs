@@ -115,37 +115,33 @@ pub async fn start_signin(mut req: Request, env: &Env) -> Answer {
     Ok(page)
 }
 
-fn signin_credential(token: &str) -> Result<Credential, Failure> {
-    Credential::parse(token).ok_or_else(not_valid)
+/// Carries out `op` (made from the link's secret) on the account a sign-in link names.
+/// A link of a malformed or forged form is "not valid", like one the account refuses.
+async fn on_signin_link(
+    env: &Env,
+    token: &str,
+    op: impl FnOnce(String) -> AccountOp,
+) -> Result<Response, Failure> {
+    let cred = Credential::parse(token).ok_or_else(not_valid)?;
+    let mut resp = objects::account(env, AccountKey::Id(&cred.account), &op(cred.secret))
+        .await
+        .map_err(|f| if f.status == 401 { not_valid() } else { f })?;
+    let status = resp.status_code();
+    if status >= 400 {
+        return Err(objects::failure_of(status, &resp.bytes().await?));
+    }
+    Ok(resp)
 }
 
 /// `GET /_/signin/TOKEN`: a button that signs in, if the link is good. Nothing changes.
 pub async fn signin_page(req: &Request, env: &Env, token: &str) -> Answer {
-    let cred = signin_credential(token)?;
-    let op = AccountOp::CheckSignin {
-        secret: cred.secret.clone(),
-    };
-    let resp = objects::account(env, AccountKey::Id(&cred.account), &op)
-        .await
-        .map_err(|f| if f.status == 401 { not_valid() } else { f })?;
-    if resp.status_code() >= 400 {
-        return Err(sign_in_failure(resp).await);
-    }
+    on_signin_link(env, token, |secret| AccountOp::CheckSignin { secret }).await?;
     html(200, pages::confirm_signin(&req.path()))
 }
 
 /// `POST /_/signin/TOKEN`: uses the link, sets the session cookie, goes home.
 pub async fn finish_signin(env: &Env, token: &str) -> Answer {
-    let cred = signin_credential(token)?;
-    let op = AccountOp::FinishSignin {
-        secret: cred.secret.clone(),
-    };
-    let resp = objects::account(env, AccountKey::Id(&cred.account), &op)
-        .await
-        .map_err(|f| if f.status == 401 { not_valid() } else { f })?;
-    if resp.status_code() >= 400 {
-        return Err(sign_in_failure(resp).await);
-    }
+    let resp = on_signin_link(env, token, |secret| AccountOp::FinishSignin { secret }).await?;
     #[derive(serde::Deserialize)]
     struct Session {
         session: String,
@@ -153,19 +149,6 @@ pub async fn finish_signin(env: &Env, token: &str) -> Answer {
     }
     let session: Session = objects::parsed(resp).await?;
     home_again(&[cookie::set(&session.session, session.max_age)])
-}
-
-/// A sign-in link that an object refused; a forged id is "not valid" like any other.
-async fn sign_in_failure(mut resp: Response) -> Failure {
-    let status = resp.status_code();
-    let body = resp.bytes().await.unwrap_or_default();
-    match status {
-        401 => Failure::new(
-            400,
-            "This sign-in link is not valid. Ask for a new one on the home page.",
-        ),
-        _ => objects::failure_of(status, &body),
-    }
 }
 
 /// `POST /_/signout`: ends the session (if any) and drops the cookie.

@@ -8,7 +8,7 @@ mod store;
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
 use super::host::{new_request_id, now_ms, random_bytes};
-use super::http::{json, Failure};
+use super::http::{json, not_signed_in, Failure};
 use super::mailer;
 use crate::account::credential::{hash_secret, Credential, SECRET_BYTES};
 use crate::account::{self, letter};
@@ -33,7 +33,7 @@ impl DurableObject for Account {
             .get(protocol::OP)?
             .and_then(|op| serde_json::from_str::<AccountOp>(&op).ok());
         let mut resp = match op {
-            Some(op) => self.run(op, req).await.or_else(Failure::into_response)?,
+            Some(op) => self.run(op).await.or_else(Failure::into_response)?,
             None => Failure::new(400, "no operation").into_response()?,
         };
         resp.headers_mut().set(protocol::OBJECT, "1")?;
@@ -42,11 +42,6 @@ impl DurableObject for Account {
 }
 
 type Answer = std::result::Result<Response, Failure>;
-
-/// A credential that is not (or no longer) good: always the same answer, whatever the cause.
-fn not_signed_in() -> Failure {
-    Failure::new(401, "not signed in: the session or token is not valid")
-}
 
 impl Account {
     fn store(&self) -> Store {
@@ -57,7 +52,7 @@ impl Account {
         self.state.id().to_string()
     }
 
-    async fn run(&self, op: AccountOp, mut req: Request) -> Answer {
+    async fn run(&self, op: AccountOp) -> Answer {
         let store = self.store();
         let now = now_ms();
         match op {
@@ -186,7 +181,6 @@ impl Account {
             }
             AccountOp::Delete => {
                 self.existing(&store)?;
-                let _ = req.bytes().await;
                 self.state.storage().delete_all().await?;
                 Ok(Response::empty()?.with_status(204))
             }
