@@ -165,3 +165,17 @@ test("a deleted account's cookie and tokens are 401 and its FIFOs are gone", asy
   assert.equal((await call("owner", "GET", "/_/api/account")).status, 401);
   assert.equal((await call("ownerToken", "GET", "/_/api/account")).status, 200);
 });
+
+test("no secret reaches the log: cookies, tokens, variable values, sign-in links", () => {
+  const secrets = [
+    callers.owner.Cookie.split(".")[1],
+    callers.other.Cookie.split(".")[1],
+    callers.ownerToken.Authorization.split(".")[1],
+    "a secret value",
+  ];
+  for (const secret of secrets) assert.ok(secret.length >= 14 && !worker.log().includes(secret), secret);
+  // The dev server's own access lines name each path, a used sign-in link's too (as a
+  // platform's request log would); what the Worker itself logs never does.
+  const own = worker.log().replace(/^\[wrangler:info\] [A-Z]+ \S+ \d{3} .*$/gm, "");
+  assert.doesNotMatch(own, /\/_\/signin\/[0-9a-f]{64}\.[A-Za-z0-9_-]{20,}/);
+});
