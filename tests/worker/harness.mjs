@@ -40,7 +40,7 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, ti
     [
       "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
       "--show-interactive-dev-session=false", "--persist-to", persist,
-      "--log-level", "info", ...varArgs,
+      "--log-level", "log", ...varArgs,
     ],
     {
       cwd: ROOT,

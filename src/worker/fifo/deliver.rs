@@ -111,9 +111,7 @@ impl Answer {
         if let Some(ct) = &self.content_type {
             headers.set("Content-Type", ct)?;
         }
-        Ok(worker::Response::from_bytes(self.body)?
-            .with_status(self.status)
-            .with_headers(headers))
+        Ok(crate::worker::http::whole(self.status, headers, self.body)?)
     }
 }
 
