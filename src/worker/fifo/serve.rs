@@ -11,6 +11,7 @@ use super::answer::{self, BodyStream};
 use super::deliver::to_fifo_now;
 use super::store::{DeliveryState, LogEntry, Outcome};
 use super::{header, Fifo, MAX_BODY, MAX_STREAMED_BODY};
+use crate::conditional::{self, Conditions};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
 use crate::protocol;
@@ -19,8 +20,34 @@ use crate::worker::host::{now_ms, WorkerHost, MAX_HOPS};
 use crate::worker::http::{headers_of, json, whole, Failure};
 
 impl Fifo {
-    /// A Request written into the FIFO.
-    pub(super) async fn serve(&self, mut req: Request) -> Result<Response, Failure> {
+    /// A Request written into the FIFO, answered `304` where its conditions say so.
+    pub(super) async fn serve(&self, req: Request) -> Result<Response, Failure> {
+        let method = req.method().to_string();
+        let asks = Conditions {
+            if_none_match: req.headers().get("if-none-match")?,
+            if_modified_since: req.headers().get("if-modified-since")?,
+        };
+        let resp = self.serve_request(req).await?;
+        let headers = resp.headers();
+        let (etag, modified) = (headers.get("etag")?, headers.get("last-modified")?);
+        if !asks.not_modified(
+            &method,
+            resp.status_code(),
+            etag.as_deref(),
+            modified.as_deref(),
+        ) {
+            return Ok(resp);
+        }
+        let kept = Headers::new();
+        for name in conditional::KEPT_BY_304 {
+            if let Some(value) = headers.get(name)? {
+                kept.set(name, &value)?;
+            }
+        }
+        Ok(Response::empty()?.with_status(304).with_headers(kept))
+    }
+
+    async fn serve_request(&self, mut req: Request) -> Result<Response, Failure> {
         let started = now_ms();
         let store = self.store();
         let name = header(&req, protocol::FIFO)?;
@@ -251,6 +278,8 @@ impl Fifo {
             }) => {
                 entry.outcome = Outcome::Answered;
                 entry.response_bytes = body.len();
+                let mut headers = headers;
+                conditional::resolve_auto_etag(&mut headers, Some(&body));
                 Ok(whole(status, headers_of(&headers)?, body)?)
             }
             Ok(Routed::Send {
