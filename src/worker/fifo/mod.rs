@@ -4,6 +4,7 @@
 
 mod answer;
 mod deliver;
+mod gate;
 mod mail;
 mod serve;
 mod store;
@@ -39,6 +40,8 @@ pub struct Fifo {
     /// The shell, kept for its parse caches. It is taken out while a script runs: another
     /// Request may arrive while one waits on the network, and gets a fresh shell.
     shell: Rc<RefCell<Option<Shell>>>,
+    /// Takes turns among large bodies held whole.
+    gate: gate::Gate,
 }
 
 impl DurableObject for Fifo {
@@ -49,6 +52,7 @@ impl DurableObject for Fifo {
             env,
             envelope: RefCell::new(None),
             shell: Rc::default(),
+            gate: gate::Gate::default(),
         }
     }
 

@@ -9,6 +9,7 @@ use worker::{Headers, Request, Response};
 
 use super::answer::{self, BodyStream};
 use super::deliver::to_fifo_now;
+use super::gate;
 use super::store::{DeliveryState, LogEntry, Outcome};
 use super::{header, Fifo, MAX_BODY, MAX_STREAMED_BODY};
 use crate::conditional::{self, Conditions};
@@ -63,13 +64,7 @@ impl Fifo {
         }
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
-        let body = req.bytes().await?;
-        if body.len() > MAX_BODY {
-            return Err(Failure::new(
-                413,
-                format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
-            ));
-        }
+        let (body, _held_until_answered) = gate::read_held(&self.gate, &mut req, MAX_BODY).await?;
         let mut incoming = incoming(&req, &name, body)?;
         self.read_mail(&mut incoming);
         self.read_mail_again(&req, &mut incoming);
@@ -121,6 +116,9 @@ impl Fifo {
         if source != Source::Http || hops > MAX_HOPS || !run::streams_answer(envelope) {
             return Ok(None);
         }
+        // A body held whole keeps its place in the gate while the answer is worked out
+        // (it lives on in the script's stdin while the answer streams).
+        let mut held = None;
         let (body, stdin, seen) = if run::streams_body(envelope) {
             match req.inner().body() {
                 None => (Vec::new(), Stdin::default(), None),
@@ -130,13 +128,8 @@ impl Fifo {
                 }
             }
         } else {
-            let body = req.bytes().await?;
-            if body.len() > MAX_BODY {
-                return Err(Failure::new(
-                    413,
-                    format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
-                ));
-            }
+            let (body, permit) = gate::read_held(&self.gate, req, MAX_BODY).await?;
+            held = permit;
             (body.clone(), Stdin::bytes(body), None)
         };
         let incoming = incoming(req, name, body)?;
@@ -208,6 +201,7 @@ impl Fifo {
             },
         )
         .await;
+        drop(held);
         Ok(Some(answer.or_else(Failure::into_text_response)?))
     }
 
@@ -487,5 +481,7 @@ fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
 /// Reads what is left of a Request's body and drops it, so that an early answer does not
 /// cut the caller's upload short.
 async fn drain(req: &mut Request) {
-    let _ = req.bytes().await;
+    if let Ok(mut stream) = req.stream() {
+        let _ = gate::drain(&mut stream).await;
+    }
 }
