@@ -85,3 +85,17 @@ test("a body over the limit is 413, nothing of it is kept, and the connection go
   const after = (await (await fetch(`${worker.base}/_/api/fifos/held`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()).log_entries;
   assert.equal(after - before, 2, "the 413 left no Request in the log");
 });
+
+test("/_/stats/fifo/NAME counts the object's Requests, cache use and pending deliveries", async () => {
+  const stats = async () => (await fetch(`${worker.base}/_/stats/fifo/held`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+  const before = await stats();
+  for (let i = 0; i < 3; i++) await (await fetch(`${worker.base}/held/?n=${i}`, { method: "POST", body: "x" })).text();
+  const after = await stats();
+  assert.equal(after.requests_since_start - before.requests_since_start, 3);
+  assert.equal(after.envelope_cache.hits - before.envelope_cache.hits, 3, "the envelope is parsed once");
+  assert.equal(after.envelope_cache.misses, before.envelope_cache.misses);
+  assert.equal(after.deliveries_pending, 0);
+  assert.equal(after.websockets, 0);
+  assert.ok(after.script_cache.entries >= 1 && after.script_cache.hits > before.script_cache.hits, JSON.stringify(after));
+  for (const k of ["wasm_memory_bytes", "sqlite_bytes", "log_entries"]) assert.equal(typeof after[k], "number");
+});

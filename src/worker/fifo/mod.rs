@@ -9,7 +9,7 @@ mod mail;
 mod serve;
 mod store;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use serde::Deserialize;
@@ -20,7 +20,7 @@ use super::http::{json, Failure};
 use crate::envelope::run::{self, Plan};
 use crate::envelope::{self, Compiled, Destination, Incoming};
 use crate::protocol::{self, FifoCall, FifoOp, FifoSummary};
-use crate::shell::Shell;
+use crate::shell::{CacheStats, Shell};
 use store::{DeliveryState, Store};
 
 /// The largest Request body a FIFO holds whole (to store it, or to pick values out of it);
@@ -42,6 +42,15 @@ pub struct Fifo {
     shell: Rc<RefCell<Option<Shell>>>,
     /// Takes turns among large bodies held whole.
     gate: gate::Gate,
+    /// Since the object started, for `/_/stats`.
+    counts: Counts,
+}
+
+/// What the object did since it started.
+#[derive(Default)]
+struct Counts {
+    requests: Cell<u64>,
+    envelope: Cell<CacheStats>,
 }
 
 impl DurableObject for Fifo {
@@ -53,6 +62,7 @@ impl DurableObject for Fifo {
             envelope: RefCell::new(None),
             shell: Rc::default(),
             gate: gate::Gate::default(),
+            counts: Counts::default(),
         }
     }
 
@@ -211,12 +221,25 @@ impl Fifo {
             }
             FifoOp::Stats { .. } => {
                 visible()?;
+                // The shell is out while a script runs: its caches are then not counted.
+                let (scripts, templates) = self
+                    .shell
+                    .borrow()
+                    .as_ref()
+                    .map(Shell::cache_stats)
+                    .unwrap_or_default();
                 Ok(json(
                     200,
                     &serde_json::json!({
                         "wasm_memory_bytes": super::wasm_memory_bytes(),
                         "sqlite_bytes": self.state.storage().sql().database_size(),
                         "log_entries": store.log_len()?,
+                        "deliveries_pending": store.pending_deliveries()?,
+                        "requests_since_start": self.counts.requests.get(),
+                        "envelope_cache": self.counts.envelope.get(),
+                        "script_cache": scripts,
+                        "template_cache": templates,
+                        "websockets": self.state.get_websockets().len(),
                     }),
                 )?)
             }
@@ -254,11 +277,17 @@ impl Fifo {
 
     /// The envelope of the FIFO, parsed once per version of its text.
     fn compiled(&self, row: &store::FifoRow) -> std::result::Result<Rc<Compiled>, Failure> {
+        let mut use_of_cache = self.counts.envelope.get();
+        use_of_cache.entries = 1;
         if let Some((at, env)) = self.envelope.borrow().as_ref() {
             if *at == row.updated_at {
+                use_of_cache.hits += 1;
+                self.counts.envelope.set(use_of_cache);
                 return Ok(env.clone());
             }
         }
+        use_of_cache.misses += 1;
+        self.counts.envelope.set(use_of_cache);
         let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
         let compiled = envelope::compile(&row.envelope, &mut shell);
         self.shell.borrow_mut().replace(shell);

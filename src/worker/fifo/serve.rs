@@ -23,6 +23,7 @@ use crate::worker::http::{headers_of, json, whole, Failure};
 impl Fifo {
     /// A Request written into the FIFO, answered `304` where its conditions say so.
     pub(super) async fn serve(&self, req: Request) -> Result<Response, Failure> {
+        self.counts.requests.set(self.counts.requests.get() + 1);
         let method = req.method().to_string();
         let asks = Conditions {
             if_none_match: req.headers().get("if-none-match")?,

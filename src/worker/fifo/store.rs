@@ -457,15 +457,20 @@ impl Store {
     }
 
     pub fn log_len(&self) -> worker::Result<i64> {
+        self.count("SELECT count(*) AS n FROM log")
+    }
+
+    /// Deliveries not yet made nor given up.
+    pub fn pending_deliveries(&self) -> worker::Result<i64> {
+        self.count("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'")
+    }
+
+    fn count(&self, query: &str) -> worker::Result<i64> {
         #[derive(Deserialize)]
         struct Count {
             n: i64,
         }
-        Ok(self
-            .sql
-            .exec("SELECT count(*) AS n FROM log", None)?
-            .one::<Count>()?
-            .n)
+        Ok(self.sql.exec(query, None)?.one::<Count>()?.n)
     }
 }
 
