@@ -26,12 +26,16 @@ pre,code,textarea{font:14px/1.4 ui-monospace,monospace}pre,code{background:#f4f4
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}\
 textarea{width:100%}input[type=email],input[type=text]{width:20rem;max-width:100%}form{margin:1rem 0}";
 
+/// The site has no icon: this keeps browsers from asking for `/favicon.ico`, which would be
+/// a FIFO's path (and not a valid name).
+const NO_ICON: &str = "<link rel=\"icon\" href=\"data:,\">";
+
 /// A whole page around `body` (already HTML).
 fn page(title: &str, body: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+         <title>{}</title>\n{NO_ICON}\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         escape(title)
     )
 }
@@ -87,7 +91,7 @@ pub fn home_signed_in(email: &str, fifos: &[FifoSummary], now_ms: i64) -> String
              <h2>Your FIFOs</h2>\n{list}\
              <h2>Make a FIFO</h2>\n\
              <form method=\"post\" action=\"/_/fifos\">\n\
-             <p><label>Name <input type=\"text\" name=\"name\" required pattern=\"[a-z0-9]([a-z0-9-]*[a-z0-9])?\" maxlength=\"63\" placeholder=\"my-fifo\"></label></p>\n\
+             <p><label>Name <input type=\"text\" name=\"name\" required pattern=\"[a-z0-9]([a-z0-9\\-]*[a-z0-9])?\" maxlength=\"63\" placeholder=\"my-fifo\"></label></p>\n\
              <p><label>Envelope<br><textarea name=\"envelope\" rows=\"8\" placeholder=\"To: -&#10;&#10;tr a-z A-Z\"></textarea></label></p>\n\
              <button type=\"submit\">Make it</button>\n</form>\n",
             escape(email)
@@ -103,7 +107,7 @@ pub fn editor(name: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{name} · mkfifo</title>\n\
+         <title>{name} · mkfifo</title>\n{NO_ICON}\n\
          <link rel=\"stylesheet\" href=\"/assets/editor.css\">\n\
          <script type=\"module\" src=\"/assets/editor.js\"></script>\n</head>\n\
          <body data-fifo=\"{name}\">\n\
@@ -120,7 +124,7 @@ pub fn editor(name: &str) -> String {
          <label>Value <input name=\"value\" type=\"password\" autocomplete=\"off\"></label> \
          <button type=\"submit\">Set</button> <output id=\"var-status\" role=\"status\"></output></form></section>\n\
          <section id=\"try\"><h2>Try it</h2>\n\
-         <form id=\"try-form\"><p><select name=\"method\" aria-label=\"method\">\
+         <form id=\"try-form\"><p class=\"request-line\"><select name=\"method\" aria-label=\"method\">\
          <option>POST</option><option>GET</option><option>PUT</option><option>PATCH</option>\
          <option>DELETE</option><option>HEAD</option></select> \
          <label>/{name}/<input name=\"path\" aria-label=\"sub-path\" placeholder=\"sub/path?query\"></label> \

@@ -1,7 +1,8 @@
 // Highlighting of an envelope: the header block (comments, `Name: value` headers whose
 // values are templates, `$name = SELECTOR` selectors, `name=WORD` assignments) up to the
 // first blank line, then the script, highlighted as shell.
-import { StreamLanguage } from "@codemirror/language";
+import { HighlightStyle, StreamLanguage } from "@codemirror/language";
+import { tags } from "@lezer/highlight";
 import { shell } from "@codemirror/legacy-modes/mode/shell";
 
 const copyShell = (state) => {
@@ -79,3 +80,13 @@ export const envelopeLanguage = StreamLanguage.define({
   token: (stream, state) => (state.inHeaders ? header(stream, state) : shell.token(stream, state.shell)),
   languageData: { commentTokens: { line: "#" } },
 });
+
+// The header block's parts, on top of the default style (which colours the script).
+export const envelopeHighlight = HighlightStyle.define([
+  { tag: tags.propertyName, color: "#708", fontWeight: "bold" },
+  { tag: tags.definition(tags.variableName), color: "#00c", fontWeight: "bold" },
+  { tag: tags.variableName, color: "#05a" },
+  { tag: tags.special(tags.string), color: "#a50" },
+  { tag: tags.comment, color: "#777", fontStyle: "italic" },
+  { tag: tags.invalid, color: "#c00", textDecoration: "underline wavy" },
+]);

@@ -7,7 +7,7 @@ import { EditorState } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language";
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
-import { envelopeLanguage } from "./envelope-language.js";
+import { envelopeHighlight, envelopeLanguage } from "./envelope-language.js";
 import { connectLive } from "./live.js";
 
 const fifo = document.body.dataset.fifo;
@@ -55,7 +55,8 @@ function makeEditor(text) {
         highlightActiveLine(),
         lintGutter(),
         envelopeLanguage,
-        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        syntaxHighlighting(envelopeHighlight),
+        syntaxHighlighting(defaultHighlightStyle),
         keymap.of([{ key: "Mod-s", preventDefault: true, run: () => (save(), true) }, ...defaultKeymap, ...historyKeymap]),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ "aria-label": "envelope" }),
