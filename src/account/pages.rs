@@ -126,7 +126,7 @@ pub fn editor(name: &str) -> String {
          <section id=\"try\"><h2>Try it</h2>\n\
          <form id=\"try-form\"><p class=\"request-line\"><select name=\"method\" aria-label=\"method\">\
          <option>POST</option><option>GET</option><option>PUT</option><option>PATCH</option>\
-         <option>DELETE</option><option>HEAD</option></select> \
+         <option>DELETE</option><option>HEAD</option><option>OPTIONS</option></select> \
          <label>/{name}/<input name=\"path\" aria-label=\"sub-path\" placeholder=\"sub/path?query\"></label> \
          <button type=\"submit\">Send</button></p>\n\
          <p><label>Headers (one <code>Name: value</code> a line)<br>\

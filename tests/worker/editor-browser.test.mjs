@@ -99,7 +99,7 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
 
   // A Request sent with curl is in the live log within a second.
   const sentAt = Date.now();
-  assert.equal(curl("-X", "POST", "--data-binary", "from curl", `${worker.base}/lin-shout/by-curl`), "hello, from curl");
+  assert.equal(curl("-X", "POST", "--data-binary", "from curl", `${worker.base}/lin-shout/by-curl?x=1`), "hello, from curl");
   await page.locator("#log-list tr", { hasText: "/lin-shout/by-curl" }).waitFor({ timeout: 1000 });
   const seenMs = Date.now() - sentAt;
   assert.ok(seenMs < 1000, `${seenMs} ms`);
@@ -109,13 +109,20 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   await page.locator("#log-entry .body", { hasText: "from curl" }).waitFor();
   assert.match(await page.textContent("#log-entry .headers"), /user-agent: curl\//);
 
+  // Resent from the page: through "try it", with its query, headers and body.
+  await page.click("#log-entry button.resend");
+  await page.locator("#try-answer .body", { hasText: "hello, from curl" }).waitFor();
+  assert.equal(await page.inputValue('#try-form input[name="path"]'), "by-curl?x=1");
+  assert.match(await page.inputValue('#try-form textarea[name="headers"]'), /^user-agent: curl\//m);
+  await page.locator("#log-list tr", { hasText: "/lin-shout/by-curl" }).nth(1).waitFor();
+
   // The socket drops; what came meanwhile arrives when it is back.
   await page.evaluate(() => window.mkfifoEditor.dropLive());
   curl("-X", "PUT", "--data-binary", "while away", `${worker.base}/lin-shout/meanwhile`);
   await page.locator("#log-list tr", { hasText: "/lin-shout/meanwhile" }).waitFor({ timeout: 10_000 });
   await page.locator("#live-state.live").waitFor();
   const paths = await page.locator("#log-list tr td:nth-child(3)").allTextContents();
-  assert.deepEqual(paths, ["/lin-shout/meanwhile", "/lin-shout/by-curl", "/lin-shout/from-page"]);
+  assert.deepEqual(paths, ["/lin-shout/meanwhile", "/lin-shout/by-curl", "/lin-shout/by-curl", "/lin-shout/from-page"]);
 
   await page.screenshot({ path: path.join(SHOTS, "editor.png"), fullPage: true });
   assert.deepEqual(errors, []);

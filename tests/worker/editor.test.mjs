@@ -124,7 +124,7 @@ test("each Request appears at once; a socket that comes back catches up by log i
   assert.equal(missed.more, false);
 
   // An opened entry has the Request's headers (credentials only by their length).
-  const r = await fetch(`${worker.base}/ada-live/secret`, { method: "POST", headers: { Authorization: "Bearer abc123", "X-Note": "hi" }, body: "s" });
+  const r = await fetch(`${worker.base}/ada-live/secret?q=1`, { method: "POST", headers: { Authorization: "Bearer abc123", "X-Note": "hi" }, body: "s" });
   await r.text();
   const entry = (await ws.next((m) => m.type === "entry" && m.entry.path === "/ada-live/secret")).entry;
   const opened = await (await as(ada, "GET", `/_/api/fifos/ada-live/log/${entry.request_id}`)).json();
@@ -132,6 +132,7 @@ test("each Request appears at once; a socket that comes back catches up by log i
   assert.equal(headers["x-note"], "hi");
   assert.equal(headers.authorization, "(13 bytes, not kept)");
   assert.equal(opened.entry.body, "s");
+  assert.equal(opened.entry.query, "q=1");
 
   // Deleting the FIFO closes its editors.
   assert.equal((await as(ada, "DELETE", "/_/api/fifos/ada-live")).status, 204);

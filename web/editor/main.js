@@ -141,6 +141,27 @@ function headerLines(text) {
   return headers;
 }
 
+// Headers a resent Request does not repeat: the platform's own, and those the log did not
+// keep (credentials). The browser itself drops those a page may not set.
+const NOT_RESENT = /^(cf-|x-forwarded-|x-real-ip$|host$|content-length$|authorization$|cookie$|proxy-authorization$)/i;
+
+// Puts a logged Request into the "try it" form and sends it again.
+function resend(e) {
+  const form = $("try-form");
+  const methods = form.elements.method;
+  if (![...methods.options].some((o) => o.value === e.method)) methods.append(el("option", {}, e.method));
+  methods.value = e.method;
+  const sub = e.path.slice(fifo.length + 2);
+  form.elements.path.value = e.query ? `${sub}?${e.query}` : sub;
+  form.elements.headers.value = (e.headers || [])
+    .filter(([k]) => !NOT_RESENT.test(k))
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\n");
+  form.elements.body.value = e.body ?? "";
+  form.requestSubmit();
+  $("try").scrollIntoView();
+}
+
 $("try-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.target;
@@ -203,7 +224,8 @@ async function openEntry(requestId) {
   const e = data.entry;
   const close = el("button", { type: "button" }, "Close");
   close.addEventListener("click", () => (box.hidden = true));
-  const facts = `${e.method} ${e.path} → ${e.status} in ${e.duration_ms} ms, ${e.steps} steps; delivery: ${e.delivery || "none"}`;
+  const target = e.query ? `${e.path}?${e.query}` : e.path;
+  const facts = `${e.method} ${target} → ${e.status} in ${e.duration_ms} ms, ${e.steps} steps; delivery: ${e.delivery || "none"}`;
   const parts = [el("h3", {}, `Request ${e.request_id}`), el("p", {}, time(e.at), " · ", facts)];
   if (e.error) parts.push(el("p", { class: "error" }, e.error));
   parts.push(el("h4", {}, "Headers"), el("pre", { class: "headers" }, (e.headers || []).map(([k, v]) => `${k}: ${v}`).join("\n")));
@@ -213,6 +235,11 @@ async function openEntry(requestId) {
   for (const d of data.deliveries) {
     const attempts = d.attempts.map((a) => `${time(a.at)}: ${a.status ?? a.error} (${a.duration_ms} ms)`).join("; ");
     parts.push(el("p", {}, `${d.purpose} to ${JSON.stringify(d.destination)}: ${d.state}`, attempts ? ` · ${attempts}` : ""));
+  }
+  if (e.source === "http" && !e.body_cut) {
+    const again = el("button", { type: "button", class: "resend" }, "Resend");
+    again.addEventListener("click", () => resend(e));
+    parts.push(again, " ");
   }
   parts.push(close);
   box.replaceChildren(...parts);

@@ -458,6 +458,7 @@ fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
         path: format!("/{name}{}", incoming.path_info),
         request_bytes: incoming.body.len(),
         headers: incoming.headers.clone(),
+        query: incoming.query.clone(),
         body: incoming.body.clone(),
         ..LogEntry::default()
     }

@@ -82,8 +82,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE log ADD COLUMN subject TEXT NOT NULL DEFAULT '';",
     // 4: the account that owns the FIFO (NULL: the operator's).
     "ALTER TABLE fifo ADD COLUMN owner TEXT;",
-    // 5: a Request's headers (JSON pairs; credentials not kept), for the editor.
-    "ALTER TABLE log ADD COLUMN headers TEXT NOT NULL DEFAULT '';",
+    // 5: a Request's headers (JSON pairs; credentials not kept) and query, for the editor.
+    "ALTER TABLE log ADD COLUMN headers TEXT NOT NULL DEFAULT '';
+    ALTER TABLE log ADD COLUMN query TEXT NOT NULL DEFAULT '';",
 ];
 
 /// How many Requests the log keeps; the oldest are dropped first.
@@ -215,6 +216,8 @@ pub struct LogEntry {
     /// Why the Request failed, if it did.
     pub error: String,
     pub headers: Vec<(String, String)>,
+    /// The query string, without `?`.
+    pub query: String,
     pub body: Vec<u8>,
     /// For mail: the From address and the Subject.
     pub mail_from: String,
@@ -247,9 +250,11 @@ pub struct LogRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
     pub body_cut: bool,
-    /// The Request's headers as `[name, value]` pairs, with the body.
+    /// The Request's headers as `[name, value]` pairs, and its query, with the body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub headers: Option<Vec<(String, String)>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
 }
 
 /// Which entries of the log a query reads.
@@ -397,8 +402,8 @@ impl Store {
             .exec(
                 "INSERT INTO log (request_id, at, source, method, path, status, request_bytes,
                     response_bytes, duration_ms, outcome, body, body_cut, steps, delivery, error,
-                    mail_from, subject, headers)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    mail_from, subject, headers, query)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 vec![
                     entry.request_id.as_str().into(),
                     entry.at.into(),
@@ -418,6 +423,7 @@ impl Store {
                     entry.mail_from.as_str().into(),
                     entry.subject.as_str().into(),
                     kept_headers(&entry.headers).into(),
+                    entry.query.as_str().into(),
                 ],
             )?
             .one::<Id>()?
@@ -475,10 +481,10 @@ impl Store {
         among: Among,
         with_bodies: bool,
     ) -> worker::Result<Vec<LogRow>> {
-        let (body, headers) = if with_bodies {
-            ("body", "headers")
+        let (body, headers, query) = if with_bodies {
+            ("body", "headers", "query")
         } else {
-            ("NULL", "NULL")
+            ("NULL", "NULL", "NULL")
         };
         let (filter, order, key): (&str, &str, SqlStorageValue) = match among {
             Among::Before(before) => ("id < ?", "DESC", before.unwrap_or(MAX_SAFE_INTEGER).into()),
@@ -489,7 +495,7 @@ impl Store {
         let query = format!(
             "SELECT id, request_id, at, source, method, path, status, request_bytes, response_bytes,
                 duration_ms, outcome, {body}, body_cut, steps, delivery, error, mail_from, subject,
-                {headers}
+                {headers}, {query}
              FROM log WHERE {filter} ORDER BY id {order} LIMIT ?"
         );
         let mut rows = Vec::new();
@@ -526,6 +532,7 @@ impl Store {
                 mail_from: text(16),
                 subject: text(17),
                 headers: with_bodies.then(|| serde_json::from_str(&text(18)).unwrap_or_default()),
+                query: with_bodies.then(|| text(19)),
             });
         }
         Ok(rows)
