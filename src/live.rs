@@ -8,7 +8,8 @@
 //! the log still holds. The page keeps entries by id: one may come twice.
 //!
 //! `{"type":"ping"}` is answered `{"type":"pong"}` by the platform itself (the object
-//! stays asleep): see [`PING`] and [`PONG`].
+//! stays asleep): see [`PING`] and [`PONG`]. A page pings every 30 s; one not heard from
+//! for [`QUIET_MS`] (a tab that went away without closing its socket) is closed.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +19,15 @@ pub const CATCH_UP: i64 = 100;
 /// The keep-alive message, answered without waking the object.
 pub const PING: &str = r#"{"type":"ping"}"#;
 pub const PONG: &str = r#"{"type":"pong"}"#;
+
+/// How long an editor may go unheard (no message, no ping) before it is closed.
+pub const QUIET_MS: i64 = 120_000;
+
+/// Whether an editor last heard from at `heard_at` (a message, or when it opened) and
+/// whose last ping the platform answered at `pinged_at` is gone quiet at `now`.
+pub fn is_quiet(now: i64, heard_at: i64, pinged_at: Option<i64>) -> bool {
+    now - pinged_at.map_or(heard_at, |p| p.max(heard_at)) > QUIET_MS
+}
 
 /// What a page says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,6 +106,15 @@ mod tests {
         // The auto-answered ping is exactly what a page sends.
         assert_eq!(serde_json::to_string(&ClientMessage::Ping).unwrap(), PING);
         assert_eq!(ServerMessage::<()>::Pong.to_json(), PONG);
+    }
+
+    #[test]
+    fn quiet_editors() {
+        assert!(!is_quiet(QUIET_MS, 0, None));
+        assert!(is_quiet(QUIET_MS + 1, 0, None));
+        assert!(!is_quiet(QUIET_MS + 1, 0, Some(1)));
+        assert!(!is_quiet(QUIET_MS + 1, 1, Some(0)));
+        assert!(is_quiet(3 * QUIET_MS, QUIET_MS, Some(QUIET_MS / 2)));
     }
 
     #[test]

@@ -16,17 +16,11 @@ type Answer = Result<Response, Failure>;
 pub async fn handle(route: Api, mut req: Request, env: &Env, caller: &Caller) -> Answer {
     match route {
         Api::Fifo(op @ FifoOp::Live { .. }) => {
-            if !super::auth::is_upgrade(&req)? {
-                return Err(Failure::new(
-                    426,
-                    "this is a WebSocket: ask for it with Upgrade: websocket",
-                ));
-            }
             let call = FifoCall {
                 op,
                 by: caller.access()?,
             };
-            objects::fifo_socket(env, &call).await
+            objects::fifo_socket(env, &call, super::auth::is_upgrade(&req)?).await
         }
         Api::Fifo(op) => {
             let body = match op {

@@ -16,15 +16,15 @@ pub async fn fifo(env: &Env, call: &FifoCall, body: Option<Vec<u8>>) -> Result<R
     call_object(&stub, &format!("FIFO {name}"), &headers, body).await
 }
 
-/// Opens a WebSocket to a FIFO's object (`FifoOp::Live`); the upgraded answer as the
-/// client gets it, or the object's refusal.
-pub async fn fifo_socket(env: &Env, call: &FifoCall) -> Result<Response, Failure> {
+/// Opens a WebSocket to a FIFO's object (`FifoOp::Live`) when the client asked for an
+/// `upgrade`; the upgraded answer as the client gets it, or the object's refusal.
+pub async fn fifo_socket(env: &Env, call: &FifoCall, upgrade: bool) -> Result<Response, Failure> {
     let name = call.op.name();
     let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
-    let headers = [
-        (protocol::OP, serde_json::to_string(call)?),
-        ("upgrade", "websocket".to_string()),
-    ];
+    let mut headers = vec![(protocol::OP, serde_json::to_string(call)?)];
+    if upgrade {
+        headers.push(("upgrade", "websocket".to_string()));
+    }
     call_object(&stub, &format!("FIFO {name}"), &headers, None).await
 }
 

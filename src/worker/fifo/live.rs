@@ -4,7 +4,12 @@
 //!
 //! The Worker has authorized the socket (session cookie and `Origin`) before the upgrade
 //! reaches the object; the object checks that the caller may see the FIFO, as for any
-//! operation. Each change to the Request log goes to every open socket ([`announce`]).
+//! operation. Each change to the Request log goes to every open socket ([`announce`]),
+//! and closes those gone quiet (`crate::live::is_quiet`): a closed tab does not always
+//! send a close frame, and its socket would stay open for good.
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsCast;
 
 use worker::{
     worker_sys::WebSocketRequestResponsePair, SqlStorage, State, WebSocket,
@@ -13,8 +18,15 @@ use worker::{
 
 use super::store::{LogChange, LogRow, Store};
 use super::Fifo;
-use crate::live::{ClientMessage, ServerMessage, CATCH_UP, PING, PONG};
+use crate::live::{is_quiet, ClientMessage, ServerMessage, CATCH_UP, PING, PONG};
+use crate::worker::host::now_ms;
 use crate::worker::http::Failure;
+
+/// What an editor's socket keeps through hibernation: when it was last heard from.
+#[derive(Serialize, Deserialize)]
+struct Heard {
+    at: i64,
+}
 
 /// How many editors one FIFO may have open: below the platform's 32,768 hibernating
 /// sockets per object, where accepting one more would fail.
@@ -38,6 +50,7 @@ impl Fifo {
         let keep_alive = WebSocketRequestResponsePair::new(PING, PONG)
             .map_err(|_| Failure::new(500, "the keep-alive answer could not be set"))?;
         self.state.set_websocket_auto_response(&keep_alive);
+        pair.server.serialize_attachment(Heard { at: now_ms() })?;
         self.state.accept_web_socket(&pair.server);
         Ok(worker::Response::from_websocket(pair.client)?)
     }
@@ -48,6 +61,7 @@ impl Fifo {
         ws: &WebSocket,
         message: WebSocketIncomingMessage,
     ) -> worker::Result<()> {
+        ws.serialize_attachment(Heard { at: now_ms() })?;
         let answer = match message {
             WebSocketIncomingMessage::String(text) => match ClientMessage::parse(&text) {
                 Ok(ClientMessage::Hello { after }) => self.catch_up(after)?,
@@ -115,10 +129,29 @@ pub fn announce(state: &State, sql: &SqlStorage, change: LogChange) {
         }
     };
     let message = Message::Entry { entry }.to_json();
+    let now = now_ms();
     for ws in sockets {
+        let heard = ws.deserialize_attachment::<Heard>().ok().flatten();
+        if is_quiet(now, heard.map_or(0, |h| h.at), pinged_at(state, &ws)) {
+            let _ = ws.close(Some(1001), Some("no ping for two minutes"));
+            continue;
+        }
         // A socket that is closing cannot be sent to; its close event cleans up.
         let _ = ws.send_with_str(&message);
     }
+}
+
+/// When the platform last answered this socket's ping (`getWebSocketAutoResponseTimestamp`,
+/// which workers-rs does not wrap), in ms since the epoch.
+fn pinged_at(state: &State, ws: &WebSocket) -> Option<i64> {
+    let raw: &wasm_bindgen::JsValue = state.as_raw().as_ref();
+    let method = js_sys::Reflect::get(raw, &"getWebSocketAutoResponseTimestamp".into()).ok()?;
+    let method = method.dyn_into::<js_sys::Function>().ok()?;
+    let socket: &worker::web_sys::WebSocket = ws.as_ref();
+    let at = method.call1(raw, socket).ok()?;
+    at.dyn_into::<js_sys::Date>()
+        .ok()
+        .map(|d| d.get_time() as i64)
 }
 
 /// Answers an editor's close (the compatibility date predates the platform doing it):

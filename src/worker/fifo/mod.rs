@@ -247,6 +247,16 @@ impl Fifo {
             }
             FifoOp::Live { .. } => {
                 visible()?;
+                if !req
+                    .headers()
+                    .get("upgrade")?
+                    .is_some_and(|u| u.eq_ignore_ascii_case("websocket"))
+                {
+                    return Err(Failure::new(
+                        426,
+                        "this is a WebSocket: ask for it with Upgrade: websocket",
+                    ));
+                }
                 self.open_live()
             }
             FifoOp::Stats { .. } => {
