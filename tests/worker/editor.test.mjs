@@ -4,14 +4,14 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { after, before, test } from "node:test";
-import { startWorker, tempDir } from "./harness.mjs";
-import { openLive, signIn } from "./editor-support.mjs";
+import { signIn, startWorker, tempDir } from "./harness.mjs";
+import { openLive } from "./editor-support.mjs";
 
 let worker, ada, bob;
 before(async () => {
   worker = await startWorker({ env: { TMPDIR: tempDir("mkfifo-editor-") } });
-  ada = await signIn(worker, "ada@example.com");
-  bob = await signIn(worker, "bob@example.com");
+  ada = (await signIn(worker, "ada@example.com")).cookie;
+  bob = (await signIn(worker, "bob@example.com")).cookie;
 });
 after(() => worker.stop());
 
