@@ -2,7 +2,7 @@
 // sign in by the mailed link, make a FIFO on the home page, edit and save its envelope
 // with Ctrl-S, see a refused envelope marked at its line, set a variable, try the FIFO,
 // and watch Requests sent with curl appear in the live log, also after the socket drops.
-// Screenshots go to target/editor/ for a person to look at.
+// Screenshots go to target/editor/ for a person to look at (also one at a phone's width).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -125,6 +125,14 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   assert.deepEqual(paths, ["/lin-shout/meanwhile", "/lin-shout/by-curl", "/lin-shout/by-curl", "/lin-shout/from-page"]);
 
   await page.screenshot({ path: path.join(SHOTS, "editor.png"), fullPage: true });
+  // On a phone: one column, nothing wider than the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: path.join(SHOTS, "editor-phone.png"), fullPage: true });
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 391).map((e) => `${e.tagName}#${e.id}.${e.className}`).slice(0, 8),
+  );
+  assert.deepEqual(wide, [], "no sideways scrolling");
+  await page.screenshot({ path: path.join(SHOTS, "editor-phone.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
