@@ -74,6 +74,7 @@ function position(line, column) {
 }
 
 async function save() {
+  if (!view) return; // the envelope could not be read
   const status = $("save-status");
   say(status, "saving", "pending");
   const text = view.state.doc.toString();
@@ -224,6 +225,7 @@ async function openEntry(requestId) {
   const e = data.entry;
   const close = el("button", { type: "button" }, "Close");
   close.addEventListener("click", () => (box.hidden = true));
+  box.tabIndex = -1;
   const target = e.query ? `${e.path}?${e.query}` : e.path;
   const facts = `${e.method} ${target} → ${e.status} in ${e.duration_ms} ms, ${e.steps} steps; delivery: ${e.delivery || "none"}`;
   const parts = [el("h3", {}, `Request ${e.request_id}`), el("p", {}, time(e.at), " · ", facts)];
@@ -243,6 +245,7 @@ async function openEntry(requestId) {
   }
   parts.push(close);
   box.replaceChildren(...parts);
+  box.focus();
 }
 
 function newestId() {
@@ -265,4 +268,7 @@ const live = connectLive(fifo, {
 window.mkfifoEditor = { dropLive: live.drop };
 
 $("save").addEventListener("click", save);
+$("log-entry").addEventListener("keydown", (event) => {
+  if (event.key === "Escape") event.currentTarget.hidden = true;
+});
 loadFifo(true);
