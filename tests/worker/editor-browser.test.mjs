@@ -96,6 +96,12 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   await page.click('#try-form button[type="submit"]');
   await page.locator("#try-answer .status", { hasText: "200" }).waitFor();
   assert.equal(await page.textContent("#try-answer .body"), "hello, the page");
+  // With the steps its log entry says it spent.
+  await page.locator("#try-answer .steps button").waitFor();
+  const tried = await page.evaluate(async () => (await (await fetch("/_/api/fifos/lin-shout/log?limit=1")).json()).entries[0]);
+  assert.equal(tried.path, "/lin-shout/from-page");
+  assert.match(await page.textContent("#try-answer .steps"), new RegExp(`^, ${tried.steps} steps`));
+  assert.ok(tried.steps > 0);
 
   // A Request sent with curl is in the live log within a second.
   const sentAt = Date.now();

@@ -144,7 +144,21 @@ function headerLines(text) {
 
 // Headers a resent Request does not repeat: the platform's own, and those the log did not
 // keep (credentials). The browser itself drops those a page may not set.
-const NOT_RESENT = /^(cf-|x-forwarded-|x-real-ip$|host$|content-length$|authorization$|cookie$|proxy-authorization$)/i;
+const NOT_RESENT = /^(cf-|x-forwarded-|x-real-ip$|host$|content-length$|authorization$|cookie$|proxy-authorization$|x-editor-try$)/i;
+
+// "Try it" marks its Request with a header of its own, to find the Request's log entry
+// (its steps, its id) among the others.
+const TRY_HEADER = "x-editor-try";
+
+async function loggedTry(mark) {
+  for (let i = 0; i < 5; i++) {
+    const { ok, data } = await call("GET", "/log?limit=20&bodies=1");
+    const found = ok && data.entries.find((e) => (e.headers || []).some(([k, v]) => k === TRY_HEADER && v === mark));
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 200)); // a streamed answer is logged when it ends
+  }
+  return null;
+}
 
 // Puts a logged Request into the "try it" form and sends it again.
 function resend(e) {
@@ -171,12 +185,15 @@ $("try-form").addEventListener("submit", async (event) => {
   const answer = $("try-answer");
   answer.hidden = false;
   answer.replaceChildren(el("p", {}, "sending"));
+  const mark = crypto.randomUUID();
+  const headers = headerLines(form.elements.headers.value);
+  headers.set(TRY_HEADER, mark);
   const started = performance.now();
   try {
     // Without the session cookie: the FIFO's script sees what any caller would send.
     const resp = await fetch(`/${fifo}/${path}`, {
       method,
-      headers: headerLines(form.elements.headers.value),
+      headers,
       body: method === "GET" || method === "HEAD" ? undefined : form.elements.body.value,
       credentials: "omit",
       redirect: "manual",
@@ -184,11 +201,18 @@ $("try-form").addEventListener("submit", async (event) => {
     const body = await resp.text();
     const ms = Math.round(performance.now() - started);
     const heads = [...resp.headers].map(([k, v]) => `${k}: ${v}`).join("\n");
+    const steps = el("span", { class: "steps" });
     answer.replaceChildren(
-      el("p", {}, el("strong", { class: "status" }, `${resp.status} ${resp.statusText}`), ` in ${ms} ms`),
+      el("p", {}, el("strong", { class: "status" }, `${resp.status} ${resp.statusText}`), ` in ${ms} ms`, steps),
       el("pre", { class: "headers" }, heads),
       el("pre", { class: "body" }, body.length > 65536 ? `${body.slice(0, 65536)}\n...` : body),
     );
+    const logged = await loggedTry(mark);
+    if (logged) {
+      const open = el("button", { type: "button", class: "link" }, "its log entry");
+      open.addEventListener("click", () => openEntry(logged.request_id));
+      steps.replaceChildren(`, ${logged.steps} steps · `, open);
+    }
   } catch (err) {
     answer.replaceChildren(el("p", { class: "error" }, `no answer: ${err.message}`));
   }
