@@ -247,11 +247,7 @@ impl Fifo {
             }
             FifoOp::Live { .. } => {
                 visible()?;
-                if !req
-                    .headers()
-                    .get("upgrade")?
-                    .is_some_and(|u| u.eq_ignore_ascii_case("websocket"))
-                {
+                if !super::auth::is_upgrade(&req)? {
                     return Err(Failure::new(
                         426,
                         "this is a WebSocket: ask for it with Upgrade: websocket",
