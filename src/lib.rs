@@ -19,6 +19,7 @@ pub mod account;
 pub mod budget;
 pub mod builtins;
 pub mod calendar;
+pub mod conditional;
 pub mod envelope;
 pub mod error;
 pub mod host;

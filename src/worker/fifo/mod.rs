@@ -4,6 +4,7 @@
 
 mod answer;
 mod deliver;
+mod gate;
 mod live;
 mod mail;
 mod serve;
@@ -44,6 +45,8 @@ pub struct Fifo {
     /// The shell, kept for its parse caches. It is taken out while a script runs: another
     /// Request may arrive while one waits on the network, and gets a fresh shell.
     shell: Rc<RefCell<Option<Shell>>>,
+    /// Takes turns among large bodies held whole.
+    gate: gate::Gate,
 }
 
 impl DurableObject for Fifo {
@@ -54,6 +57,7 @@ impl DurableObject for Fifo {
             env,
             envelope: RefCell::new(None),
             shell: Rc::default(),
+            gate: gate::Gate::default(),
         }
     }
 
