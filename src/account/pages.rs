@@ -136,6 +136,8 @@ pub fn editor(name: &str) -> String {
          <section id=\"log\"><h2>Requests</h2>\n\
          <table><thead><tr><th>time</th><th>method</th><th>path</th><th>status</th>\
          <th>ms</th><th>bytes</th></tr></thead><tbody id=\"log-list\"></tbody></table>\n\
+         <p id=\"log-gap\" hidden>Some older Requests were missed while away: \
+         <a href=\"/_/api/fifos/{name}/log\">the whole log</a>.</p>\n\
          <div id=\"log-entry\" hidden></div></section>\n\
          </main>\n</body>\n</html>\n"
     )

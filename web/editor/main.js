@@ -221,6 +221,7 @@ $("try-form").addEventListener("submit", async (event) => {
 // --- The live log ----------------------------------------------------------------------
 
 const entries = new Map(); // by log id
+const KEPT_ENTRIES = 1000; // as many as the log keeps
 
 const time = (ms) => new Date(ms).toLocaleTimeString();
 
@@ -280,8 +281,12 @@ function newestId() {
 
 const live = connectLive(fifo, {
   newestId,
-  onEntries: (list) => {
+  onEntries: (list, more) => {
     for (const e of list) entries.set(e.id, e);
+    const oldest = [...entries.keys()].sort((a, b) => a - b);
+    for (const id of oldest.slice(0, Math.max(0, entries.size - KEPT_ENTRIES))) entries.delete(id);
+    // Missed more than one catch-up holds: the page shows the newest, and says so.
+    if (more) $("log-gap").hidden = false;
     showLog();
   },
   onState: (state) => {
