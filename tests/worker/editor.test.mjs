@@ -112,13 +112,16 @@ test("each Request appears at once; a socket that comes back catches up by log i
   assert.deepEqual(await ws.next((m) => m.type === "pong"), { type: "pong" });
   ws.send("hello?");
   assert.match((await ws.next((m) => m.type === "error")).message, /not a message/);
+  // A socket that pinged is not taken for a quiet one.
+  await send("pinged", "p");
+  const afterPing = await ws.next((m) => m.type === "entry" && m.entry.path === "/ada-live/pinged", 1000);
 
   ws.close();
   await ws.closed;
   await send("two", "2");
   await send("three", "3");
   ws = await openLive(worker, "ada-live", { Cookie: ada, Origin: worker.base });
-  ws.send(JSON.stringify({ type: "hello", after: pushed.entry.id }));
+  ws.send(JSON.stringify({ type: "hello", after: afterPing.entry.id }));
   const missed = await ws.next((m) => m.type === "entries");
   assert.deepEqual(missed.entries.map((e) => e.path), ["/ada-live/two", "/ada-live/three"]);
   assert.equal(missed.more, false);
