@@ -142,3 +142,19 @@ test("each Request appears at once; a socket that comes back catches up by log i
   assert.deepEqual(await ws.next((m) => m.type === "deleted"), { type: "deleted" });
   assert.equal((await ws.closed).code, 1000);
 });
+
+test("an editor left idle long enough for its object to hibernate still gets each Request", async () => {
+  // Local workerd lets an object with only hibernatable sockets sleep after about 10 s
+  // idle; the next event builds it anew, and it finds the sockets again.
+  await makeFifo(ada, "ada-idle", "To: -\n\ncat\n");
+  const ws = await openLive(worker, "ada-idle", { Cookie: ada, Origin: worker.base });
+  ws.send(JSON.stringify({ type: "hello" }));
+  await ws.next((m) => m.type === "entries");
+  await new Promise((r) => setTimeout(r, 12_000));
+  const r = await fetch(`${worker.base}/ada-idle/woken`, { method: "POST", body: "w" });
+  assert.equal(await r.text(), "w");
+  assert.equal((await ws.next((m) => m.type === "entry", 1000)).entry.path, "/ada-idle/woken");
+  ws.send(JSON.stringify({ type: "hello", after: 0 }));
+  assert.deepEqual((await ws.next((m) => m.type === "entries")).entries.map((e) => e.path), ["/ada-idle/woken"]);
+  ws.close();
+});
