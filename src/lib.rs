@@ -24,6 +24,7 @@ pub mod envelope;
 pub mod error;
 pub mod host;
 pub mod jq;
+pub mod live;
 pub mod mail;
 pub mod names;
 pub mod protocol;

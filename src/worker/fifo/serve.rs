@@ -474,6 +474,8 @@ fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
         method: incoming.method.clone(),
         path: format!("/{name}{}", incoming.path_info),
         request_bytes: incoming.body.len(),
+        headers: incoming.headers.clone(),
+        query: incoming.query.clone(),
         body: incoming.body.clone(),
         ..LogEntry::default()
     }
