@@ -94,8 +94,17 @@ pub async fn drain(stream: &mut worker::ByteStream) -> Result<(), Failure> {
 pub fn too_large(limit: usize) -> Failure {
     Failure::new(
         413,
-        format!("a Request body holds at most {} MiB", limit >> 20),
+        format!("a Request body holds at most {}", size_text(limit)),
     )
+}
+
+/// `n` bytes in the largest unit that divides it: `32 MiB`, `512 KiB`, `1000 bytes`.
+pub fn size_text(n: usize) -> String {
+    match n {
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
+        n => format!("{n} bytes"),
+    }
 }
 
 /// Reads `req`'s body whole, at most `limit` bytes, letting it through `gate` when it is

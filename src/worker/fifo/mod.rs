@@ -5,6 +5,7 @@
 mod answer;
 mod deliver;
 mod gate;
+pub use gate::size_text;
 mod live;
 mod mail;
 mod serve;
@@ -34,6 +35,27 @@ pub const MAX_BODY: usize = 32 * 1024 * 1024;
 /// The largest Request body a FIFO takes as a stream, straight into its script: what the
 /// platform lets a Worker receive.
 pub const MAX_STREAMED_BODY: usize = 100 * 1024 * 1024;
+
+/// The body limits of this deployment: `MKFIFO_MAX_BODY` (bytes) lowers both.
+pub(super) struct Limits {
+    pub streamed: usize,
+    pub held: usize,
+}
+
+impl Limits {
+    pub fn of(env: &Env) -> Self {
+        let set = env
+            .var("MKFIFO_MAX_BODY")
+            .ok()
+            .and_then(|v| v.to_string().trim().parse::<usize>().ok())
+            .unwrap_or(MAX_STREAMED_BODY)
+            .min(MAX_STREAMED_BODY);
+        Limits {
+            streamed: set,
+            held: set.min(MAX_BODY),
+        }
+    }
+}
 
 #[durable_object]
 pub struct Fifo {
