@@ -70,7 +70,7 @@ impl ByteStream for BodyStream {
                     if total > limit {
                         return Err(format!(
                             "the Request's body is larger than {}",
-                            super::gate::size_text(limit)
+                            super::body::size_text(limit)
                         ));
                     }
                     let mut preview = seen.preview.borrow_mut();

@@ -3,9 +3,9 @@
 //! the JSON API's operations on them, and serves every Request written into the FIFO.
 
 mod answer;
+mod body;
 mod deliver;
-mod gate;
-pub use gate::size_text;
+pub use body::size_text;
 mod live;
 mod mail;
 mod serve;
@@ -68,7 +68,7 @@ pub struct Fifo {
     /// Request may arrive while one waits on the network, and gets a fresh shell.
     shell: Rc<RefCell<Option<Shell>>>,
     /// Takes turns among large bodies held whole.
-    gate: gate::Gate,
+    gate: crate::gate::Gate,
     /// Since the object started, for `/_/stats`.
     counts: Counts,
 }
@@ -88,7 +88,7 @@ impl DurableObject for Fifo {
             env,
             envelope: RefCell::new(None),
             shell: Rc::default(),
-            gate: gate::Gate::default(),
+            gate: crate::gate::Gate::default(),
             counts: Counts::default(),
         }
     }

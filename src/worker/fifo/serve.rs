@@ -8,8 +8,8 @@
 use worker::{Headers, Request, Response};
 
 use super::answer::{self, BodyStream};
+use super::body;
 use super::deliver::to_fifo_now;
-use super::gate;
 use super::store::{DeliveryState, LogEntry, Outcome};
 use super::{header, Fifo, Limits};
 use crate::conditional::{self, Conditions};
@@ -66,7 +66,7 @@ impl Fifo {
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
         let held = Limits::of(&self.env).held;
-        let (body, _held_until_answered) = gate::read_held(&self.gate, &mut req, held).await?;
+        let (body, _held_until_answered) = body::read_held(&self.gate, &mut req, held).await?;
         let mut incoming = incoming(&req, &name, body)?;
         self.read_mail(&mut incoming);
         self.read_mail_again(&req, &mut incoming);
@@ -132,7 +132,7 @@ impl Fifo {
             }
         } else {
             let held_limit = Limits::of(&self.env).held;
-            let (body, permit) = gate::read_held(&self.gate, req, held_limit).await?;
+            let (body, permit) = body::read_held(&self.gate, req, held_limit).await?;
             held = permit;
             (body.clone(), Stdin::bytes(body), None)
         };
@@ -488,6 +488,6 @@ fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
 /// cut the caller's upload short.
 async fn drain(req: &mut Request) {
     if let Ok(mut stream) = req.stream() {
-        let _ = gate::drain(&mut stream).await;
+        let _ = body::drain(&mut stream).await;
     }
 }
