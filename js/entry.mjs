@@ -14,6 +14,9 @@ const PASSTHROUGH_START_MS = 10_000;
 const MAX_BODY_BYTES = 100 * 1024 * 1024; // as MAX_STREAMED_BODY in src/worker/fifo/mod.rs (bodies held whole: MAX_BODY there); MKFIFO_MAX_BODY lowers it
 const MAX_API_BODY_BYTES = 1024 * 1024;
 const MAX_SHELL_BODY_BYTES = 16 * 1024 * 1024;
+// A FIFO's log keeps each Request's headers: more than this, names and values together,
+// is refused (431) before anything is stored.
+const MAX_HEADER_BYTES = 32 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";
 const ACCEL_HEADER_PREFIX = "x-accel-header-";
 const ERRORS_TO_HEADER = "x-mkfifo-errors-to";
@@ -115,11 +118,21 @@ function trustedHeaders(request) {
 
 // The request's body as a stream of its own: when the object answers before reading all
 // of it (a 404, a 413), the rest is dropped quietly instead of failing the Worker.
+// With a Content-Length it is a FixedLengthStream: a client gone before the end then
+// fails the object's read. (A plain stream's error reaches the object as its end, so a
+// cut body would look whole.)
 function detachedBody(request) {
   if (!request.body) return null;
-  const { readable, writable } = new TransformStream();
+  const length = request.headers.get("content-length");
+  const { readable, writable } = /^\d+$/.test(length || "") ? new FixedLengthStream(Number(length)) : new TransformStream();
   request.body.pipeTo(writable).catch(() => {});
   return readable;
+}
+
+function headerBytes(headers) {
+  let n = 0;
+  for (const [name, value] of headers) n += name.length + value.length + 4;
+  return n;
 }
 
 function fifoStub(env, name) {
@@ -186,6 +199,9 @@ async function toFifo(request, env, ctx, name) {
   const length = Number(request.headers.get("content-length") || 0);
   const limit = Math.min(Number(env.MKFIFO_MAX_BODY) || MAX_BODY_BYTES, MAX_BODY_BYTES);
   if (length > limit) return plain(413, `a Request body holds at most ${wasm.sizeText(limit)}`);
+  if (headerBytes(request.headers) > MAX_HEADER_BYTES) {
+    return plain(431, `Request Header Fields Too Large: a Request's headers hold at most ${wasm.sizeText(MAX_HEADER_BYTES)}`);
+  }
   const headers = trustedHeaders(request);
   headers.set("x-mkfifo-fifo", name);
   headers.set("x-mkfifo-remote-addr", request.headers.get("cf-connecting-ip") || "127.0.0.1");
@@ -244,7 +260,12 @@ async function toRust(request, env, ctx, limit = MAX_API_BODY_BYTES) {
 
 async function route(request, env, ctx) {
   const url = new URL(request.url);
-  const first = decodeURIComponent(url.pathname.split("/")[1] || "");
+  let first;
+  try {
+    first = decodeURIComponent(url.pathname.split("/")[1] || "");
+  } catch {
+    return plain(400, "a FIFO name is letters, digits and '-' (this one is not valid percent-encoded UTF-8)");
+  }
   if (url.pathname.startsWith("/_/fault/fifo/") && env.MKFIFO_FAULTS === "1") {
     // Tests only: crash FIFO NAME's object the way a bug would.
     const name = url.pathname.slice("/_/fault/fifo/".length);

@@ -28,8 +28,9 @@ export function tempDir(prefix = "mkfifo-state-") {
 
 // Starts `wrangler dev` on the already built Worker (build/ must exist: scripts/build.sh).
 // `persist` keeps state across restarts; `vars` are extra [vars]; `env` extra environment
-// (TMPDIR says where local send_email writes its .eml files).
-export async function startWorker({ persist = tempDir(), vars = {}, env = {}, timeoutMs = 90_000 } = {}) {
+// (TMPDIR says where local send_email writes its .eml files); `config` another
+// wrangler.toml (bench/floor/'s, the benchmarks' empty object).
+export async function startWorker({ persist = tempDir(), vars = {}, env = {}, config = null, timeoutMs = 90_000 } = {}) {
   const port = await freePort();
   const inspectorPort = await freePort();
   const varArgs = Object.entries({ MKFIFO_ADMIN_TOKEN: TOKEN, MKFIFO_FAULTS: "1", ...vars }).flatMap(
@@ -40,7 +41,7 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, ti
     [
       "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
       "--show-interactive-dev-session=false", "--persist-to", persist,
-      "--log-level", "log", ...varArgs,
+      "--log-level", "log", ...(config ? ["--config", config] : []), ...varArgs,
     ],
     {
       cwd: ROOT,
@@ -76,6 +77,17 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, ti
         } catch {}
       }, 3000).unref();
     });
+  // The fault of a machine that goes down: no time to finish anything.
+  const kill = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        resolve();
+      }
+    });
   process.once("exit", () => {
     try {
       process.kill(-child.pid, "SIGKILL");
@@ -99,7 +111,7 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, ti
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { base, persist, stop, log: () => log, readyMs: Date.now() - started };
+  return { base, persist, stop, kill, log: () => log, readyMs: Date.now() - started };
 }
 
 // A message through the local mail trigger, as Email Routing would hand it to the Worker.

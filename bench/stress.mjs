@@ -1,0 +1,242 @@
+// Load, faults and bad input, measured from outside as a client would see them.
+//
+//   node bench/stress.mjs [--short] [--only SUBSTRING] [--no-checks] [--bodies N]
+//   (after scripts/build.sh)
+//
+// Load: each scenario runs for a set time (5 s; --short 1 s) at 1, 8 and 64 clients on a
+// keep-alive agent, against the Worker in `wrangler dev` and against the floor, an empty
+// JavaScript Durable Object that echoes (bench/floor/, its own `wrangler dev` in the same
+// run): Requests/s, latency percentiles, statuses and errors, and the ratio to the floor.
+// Then the checks of tests/stress/checks.mjs, long: 10,000 random bodies of 0 to 10 MiB
+// answered and delivered (--short: 300 up to 1 MiB), bad input, a slow client, and
+// wrangler dev killed in the middle of deliveries.
+import http from "node:http";
+import path from "node:path";
+import { ROOT, TOKEN, putFifo, startServer, startWorker } from "../tests/worker/harness.mjs";
+import {
+  KiB,
+  MiB,
+  badInput,
+  integrityAnswered,
+  integrityDelivered,
+  killDuringDelivery,
+  request,
+  reservedWords,
+  slowClient,
+} from "../tests/stress/checks.mjs";
+
+const args = process.argv.slice(2);
+const SHORT = args.includes("--short");
+const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
+const CHECKS = !args.includes("--no-checks");
+const LOAD = !args.includes("--no-load");
+const BODIES = args.includes("--bodies") ? Number(args[args.indexOf("--bodies") + 1]) : SHORT ? 300 : 10_000;
+const SECONDS = SHORT ? 1 : 5;
+const CLIENTS = [1, 8, 64];
+
+function jsonBody(bytes) {
+  const items = [];
+  let n = 0;
+  for (let i = 0; n < bytes; i++) {
+    const item = { id: i, name: `item-${i}`, tags: ["a", "b", String(i % 7)], price: (i * 1.25) % 100 };
+    items.push(item);
+    n += JSON.stringify(item).length + 1;
+  }
+  return Buffer.from(JSON.stringify({ movie: { id: 42, title: "The Hitchhiker" }, items }));
+}
+function htmlBody(bytes) {
+  const parts = ["<!doctype html><html><head><title>Stress page</title></head><body>"];
+  for (let i = 0, n = 0; n < bytes; i++) {
+    const p = `<div class="row" id="r${i}"><span class="name">Item ${i}</span><a href="/item/${i}">more</a></div>\n`;
+    parts.push(p);
+    n += p.length;
+  }
+  parts.push('<div class="price"><span>42.00</span></div></body></html>');
+  return Buffer.from(parts.join(""));
+}
+
+// A scenario: the FIFOs it needs, then one Request per call of `req(client, i)`:
+// { method, path, headers, body, want } (`want`: the expected status).
+function scenarios(dest) {
+  const json = jsonBody(256 * KiB);
+  const html = htmlBody(256 * KiB);
+  const envelope = "To: -\n\ntr a-z A-Z\n";
+  return [
+    { name: "a static file (robots.txt)", req: () => ({ path: "/robots.txt", want: 200 }) },
+    { name: "the home page", req: () => ({ path: "/", want: 200 }) },
+    {
+      name: "an echo FIFO (empty script, To: -)",
+      setup: (base) => putFifo(base, "echo", "To: -\n"),
+      req: () => ({ method: "POST", path: "/echo/", body: "hello, world\n", want: 200 }),
+    },
+    {
+      name: "To: - with a 3-line script",
+      setup: (base) => putFifo(base, "answer", "To: -\n\nread -r line\nprintf '%s\\n' \"$line\" | tr a-z A-Z\necho done\n"),
+      req: () => ({ method: "POST", path: "/answer/", body: "hello, world\n", want: 200 }),
+    },
+    {
+      name: "256 KiB JSON body, 3 selectors",
+      setup: (base) =>
+        putFifo(base, "json", "To: -\n$t = .movie.title\n$a = .items[0].name\n$b = .items[100].price\n\nprintf '%s %s %s\\n' \"$t\" \"$a\" \"$b\"\n"),
+      req: () => ({ method: "POST", path: "/json/", headers: { "Content-Type": "application/json" }, body: json, want: 200 }),
+    },
+    {
+      name: "256 KiB HTML body, 1 CSS selector",
+      setup: (base) => putFifo(base, "html", "To: -\n$price = div.price span\n\nprintf '%s\\n' \"$price\"\n"),
+      req: () => ({ method: "POST", path: "/html/", headers: { "Content-Type": "text/html" }, body: html, want: 200 }),
+    },
+    {
+      name: "a save (PUT of an envelope, one FIFO per client)",
+      req: (c, i) => ({
+        method: "PUT",
+        path: `/_/api/fifos/save-${c}`,
+        floorPath: `/save-${c}/`,
+        headers: { Authorization: `Bearer ${TOKEN}` },
+        body: `${envelope}# ${i}\n`,
+        accept: [200, 201],
+      }),
+    },
+    {
+      name: "Requests spread over 100 FIFOs",
+      setup: async (base) => {
+        for (let f = 0; f < 100; f++) await putFifo(base, `spread-${f}`, "To: -\n");
+      },
+      req: (c, i) => ({ method: "POST", path: `/spread-${(c * 7 + i) % 100}/`, body: "hello\n", want: 200 }),
+    },
+    {
+      name: "an async Request to a local destination (202, then delivered)",
+      setup: (base) => putFifo(base, "async", `To: ${dest.url}/in\n`),
+      req: () => ({ method: "POST", path: "/async/", body: "deliver me\n", want: 202 }),
+      async: true,
+    },
+  ];
+}
+
+function pct(sorted, p) {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+// `clients` clients, each sending the scenario's Requests one after another for `seconds`.
+async function load(base, scenario, clients, seconds, floor) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const times = [];
+  const statuses = {};
+  const errors = {};
+  let done = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; Date.now() < end; i++) {
+        const r = scenario.req(c, i);
+        const p = floor ? r.floorPath || r.path.replace(/^\/$/, "/home") : r.path;
+        const t = process.hrtime.bigint();
+        try {
+          const answer = await request(agent, base + p, { method: r.method || "GET", headers: r.headers, body: r.body, timeoutMs: 30_000 });
+          times.push(Number(process.hrtime.bigint() - t) / 1e6);
+          statuses[answer.status] = (statuses[answer.status] || 0) + 1;
+          const ok = floor ? answer.status === 200 : (r.accept || [r.want]).includes(answer.status);
+          if (!ok) errors[`${answer.status} ${answer.body.toString().slice(0, 80).trim()}`] = (errors[`${answer.status} ${answer.body.toString().slice(0, 80).trim()}`] || 0) + 1;
+          done++;
+        } catch (err) {
+          errors[err.message] = (errors[err.message] || 0) + 1;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  times.sort((a, b) => a - b);
+  return {
+    rps: done / seconds,
+    p50: pct(times, 50),
+    p90: pct(times, 90),
+    p99: pct(times, 99),
+    max: times.at(-1),
+    statuses,
+    errors,
+    accepted: statuses[202] || 0,
+  };
+}
+
+const ms = (x) => (Number.isFinite(x) ? x.toFixed(1) : "-");
+const table = (rows) => rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
+
+async function runLoad(rows) {
+  let delivered = 0;
+  const dest = await startServer((req, res) => {
+    delivered++;
+    res.writeHead(200);
+    res.end("ok");
+  });
+  dest.requests.push = () => 0;
+  const worker = await startWorker({ vars: { MKFIFO_STEPS: "100000000" } });
+  const floor = await startWorker({ config: path.join(ROOT, "bench/floor/wrangler.toml") });
+  try {
+    for (const s of scenarios(dest)) {
+      if (ONLY && !s.name.includes(ONLY)) continue;
+      if (s.setup) await s.setup(worker.base);
+      // One warm-up Request each, so that the first figure does not count an object's start.
+      await load(worker.base, s, 1, 0.2, false);
+      await load(floor.base, s, 1, 0.2, true);
+      for (const clients of CLIENTS) {
+        const before = delivered;
+        const m = await load(worker.base, s, clients, SECONDS, false);
+        let deliveredNote = "";
+        if (s.async) {
+          const want = before + m.accepted;
+          const deadline = Date.now() + 120_000;
+          while (delivered < want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+          deliveredNote = `; ${delivered - before} of ${m.accepted} accepted delivered`;
+        }
+        const f = await load(floor.base, s, clients, SECONDS, true);
+        const errs = Object.entries(m.errors).map(([k, v]) => `${v}x ${k}`).join("; ");
+        const fErrs = Object.entries(f.errors).map(([k, v]) => `${v}x ${k}`).join("; ");
+        const statuses = Object.entries(m.statuses).map(([k, v]) => `${k}: ${v}`).join(", ");
+        const row = [s.name, clients, m.rps.toFixed(0), ms(m.p50), ms(m.p90), ms(m.p99), ms(m.max), f.rps.toFixed(0), ms(f.p50), ms(f.p99), `${(m.rps / f.rps).toFixed(2)}x`, `${statuses}${deliveredNote}${errs ? `; errors: ${errs}` : ""}${fErrs ? `; floor errors: ${fErrs}` : ""}`];
+        rows.push(row);
+        console.log(table([row]));
+      }
+    }
+  } finally {
+    await worker.stop();
+    await floor.stop();
+    await dest.close();
+  }
+}
+
+async function runChecks() {
+  const out = [];
+  const show = (what, result) => {
+    const { failures, ...figures } = result;
+    const line = `${what}: ${JSON.stringify(figures)}; ${failures.length ? `${failures.length} FAILURES:\n  ${failures.slice(0, 30).join("\n  ")}` : "no failures"}`;
+    console.log(line);
+    out.push(line);
+  };
+  const max = SHORT ? MiB : 10 * MiB;
+  let worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000" } });
+  try {
+    show(`${BODIES} random bodies (0 B to ${max / MiB} MiB, log-uniform) from 64 clients, To: - sha256sum`,
+      await integrityAnswered(worker.base, { count: BODIES, max, clients: 64 }));
+    show(`the same as async Requests to a local destination`,
+      await integrityDelivered(worker.base, { count: BODIES, max, clients: 64, waitMs: 1_800_000 }));
+    show("bad input", await badInput(worker.base, { reserved: await reservedWords(ROOT) }));
+    show("a slow client, a byte every 100 ms", await slowClient(worker.base, { bytes: 50, everyMs: 100, fast: 50, withinMs: 2000 }));
+  } finally {
+    await worker.stop();
+  }
+  show(`wrangler dev killed (SIGKILL) in the middle of ${SHORT ? 200 : 1000} deliveries`,
+    await killDuringDelivery({ count: SHORT ? 200 : 1000, clients: 16, delayMs: 20 }));
+  return out;
+}
+
+const started = Date.now();
+const rows = [];
+console.log(`node bench/stress.mjs ${args.join(" ")}; ${SECONDS} s per figure; Node ${process.version}`);
+console.log(table([
+  ["scenario", "clients", "Requests/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "floor Requests/s", "floor p50", "floor p99", "ratio", "statuses, errors"],
+  Array(12).fill("---"),
+]));
+if (LOAD) await runLoad(rows);
+if (CHECKS) await runChecks();
+console.log(`whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+process.exit(0);
