@@ -66,24 +66,24 @@ function scenarios(dest) {
     { name: "the home page", req: () => ({ path: "/", want: 200 }) },
     {
       name: "an echo FIFO (empty script, To: -)",
-      setup: (base) => putFifo(base, "echo", "To: -\n"),
-      req: () => ({ method: "POST", path: "/echo/", body: "hello, world\n", want: 200 }),
+      setup: (base) => putFifo(base, "load-echo", "To: -\n"),
+      req: () => ({ method: "POST", path: "/load-echo/", body: "hello, world\n", want: 200 }),
     },
     {
       name: "To: - with a 3-line script",
-      setup: (base) => putFifo(base, "answer", "To: -\n\nread -r line\nprintf '%s\\n' \"$line\" | tr a-z A-Z\necho done\n"),
-      req: () => ({ method: "POST", path: "/answer/", body: "hello, world\n", want: 200 }),
+      setup: (base) => putFifo(base, "load-answer", "To: -\n\nread -r line\nprintf '%s\\n' \"$line\" | tr a-z A-Z\necho done\n"),
+      req: () => ({ method: "POST", path: "/load-answer/", body: "hello, world\n", want: 200 }),
     },
     {
       name: "256 KiB JSON body, 3 selectors",
       setup: (base) =>
-        putFifo(base, "json", "To: -\n$t = .movie.title\n$a = .items[0].name\n$b = .items[100].price\n\nprintf '%s %s %s\\n' \"$t\" \"$a\" \"$b\"\n"),
-      req: () => ({ method: "POST", path: "/json/", headers: { "Content-Type": "application/json" }, body: json, want: 200 }),
+        putFifo(base, "load-json", "To: -\n$t = .movie.title\n$a = .items[0].name\n$b = .items[100].price\n\nprintf '%s %s %s\\n' \"$t\" \"$a\" \"$b\"\n"),
+      req: () => ({ method: "POST", path: "/load-json/", headers: { "Content-Type": "application/json" }, body: json, want: 200 }),
     },
     {
       name: "256 KiB HTML body, 1 CSS selector",
-      setup: (base) => putFifo(base, "html", "To: -\n$price = div.price span\n\nprintf '%s\\n' \"$price\"\n"),
-      req: () => ({ method: "POST", path: "/html/", headers: { "Content-Type": "text/html" }, body: html, want: 200 }),
+      setup: (base) => putFifo(base, "load-html", "To: -\n$price = div.price span\n\nprintf '%s\\n' \"$price\"\n"),
+      req: () => ({ method: "POST", path: "/load-html/", headers: { "Content-Type": "text/html" }, body: html, want: 200 }),
     },
     {
       name: "a save (PUT of an envelope, one FIFO per client)",
@@ -105,8 +105,8 @@ function scenarios(dest) {
     },
     {
       name: "an async Request to a local destination (202, then delivered)",
-      setup: (base) => putFifo(base, "async", `To: ${dest.url}/in\n`),
-      req: () => ({ method: "POST", path: "/async/", body: "deliver me\n", want: 202 }),
+      setup: (base) => putFifo(base, "load-async", `To: ${dest.url}/in\n`),
+      req: () => ({ method: "POST", path: "/load-async/", body: "deliver me\n", want: 202 }),
       async: true,
     },
   ];
@@ -175,18 +175,19 @@ async function runLoad(rows) {
     for (const s of scenarios(dest)) {
       if (ONLY && !s.name.includes(ONLY)) continue;
       if (s.setup) await s.setup(worker.base);
-      // One warm-up Request each, so that the first figure does not count an object's start.
-      await load(worker.base, s, 1, 0.2, false);
-      await load(floor.base, s, 1, 0.2, true);
+      // A warm-up second each, so that no figure counts the start of an object (the
+      // floor's 100 objects of the spread scenario among them).
+      let accepted = (await load(worker.base, s, 8, 1, false)).accepted;
+      await load(floor.base, s, 8, 1, true);
       for (const clients of CLIENTS) {
-        const before = delivered;
         const m = await load(worker.base, s, clients, SECONDS, false);
         let deliveredNote = "";
         if (s.async) {
-          const want = before + m.accepted;
+          // Every Request accepted so far (the warm-up's too) delivered before the floor runs.
+          accepted += m.accepted;
           const deadline = Date.now() + 120_000;
-          while (delivered < want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-          deliveredNote = `; ${delivered - before} of ${m.accepted} accepted delivered`;
+          while (delivered < accepted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+          deliveredNote = `; delivered: ${delivered} of ${accepted} accepted so far`;
         }
         const f = await load(floor.base, s, clients, SECONDS, true);
         const errs = Object.entries(m.errors).map(([k, v]) => `${v}x ${k}`).join("; ");

@@ -333,6 +333,7 @@ export async function badInput(base, { reserved }) {
   const seen = await spoof.text();
   results.push({ what: "x-mkfifo-* headers from outside", status: spoof.status });
   if (spoof.status !== 200) failures.push(`x-mkfifo-* headers: ${spoof.status} ${seen}`);
+  if (!/REQUEST_METHOD='?POST/.test(seen)) failures.push(`\`set\` did not show the script's variables:\n${seen}`);
   for (const leak of ["EVIL", "spoofed-id", "6.6.6.6", "HTTP_X_MKFIFO"]) {
     if (seen.includes(leak)) failures.push(`x-mkfifo-* header reached the script: ${leak} in\n${seen}`);
   }
