@@ -1,6 +1,6 @@
 // Load, faults and bad input, measured from outside as a client would see them.
 //
-//   node bench/stress.mjs [--short] [--only SUBSTRING] [--no-checks] [--bodies N]
+//   node bench/stress.mjs [--short] [--only SUBSTRING] [--no-load] [--no-checks] [--bodies N]
 //   (after scripts/build.sh)
 //
 // Load: each scenario runs for a set time (5 s; --short 1 s) at 1, 8 and 64 clients on a
@@ -209,7 +209,14 @@ async function runChecks() {
   const out = [];
   const show = (what, result) => {
     const { failures, ...figures } = result;
-    const line = `${what}: ${JSON.stringify(figures)}; ${failures.length ? `${failures.length} FAILURES:\n  ${failures.slice(0, 30).join("\n  ")}` : "no failures"}`;
+    // Failures by kind (their numbers taken out), then the first 30 as they are.
+    const kinds = {};
+    for (const f of failures) {
+      const kind = f.replace(/\b[0-9a-f-]{36}\b|\d+/g, "N");
+      kinds[kind] = (kinds[kind] || 0) + 1;
+    }
+    const byKind = Object.entries(kinds).map(([k, n]) => `${n}x ${k}`).join("\n  ");
+    const line = `${what}: ${JSON.stringify(figures)}; ${failures.length ? `${failures.length} FAILURES:\n  ${byKind}\n first:\n  ${failures.slice(0, 30).join("\n  ")}` : "no failures"}`;
     console.log(line);
     out.push(line);
   };
@@ -233,7 +240,7 @@ async function runChecks() {
 const started = Date.now();
 const rows = [];
 console.log(`node bench/stress.mjs ${args.join(" ")}; ${SECONDS} s per figure; Node ${process.version}`);
-console.log(table([
+if (LOAD) console.log(table([
   ["scenario", "clients", "Requests/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "floor Requests/s", "floor p50", "floor p99", "ratio", "statuses, errors"],
   Array(12).fill("---"),
 ]));
