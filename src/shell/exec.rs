@@ -16,6 +16,7 @@ use std::rc::Rc;
 
 use super::ast::*;
 use super::cache::ScriptCache;
+use super::redirect::Fd;
 use super::state::State;
 use crate::budget::{Budget, BYTES_PER_STEP};
 use crate::builtins::{self, Caches, Ctx, Net, Run};
@@ -135,6 +136,8 @@ pub struct Exec<'s> {
     pub subst_status: Option<Status>,
     /// The script ended by `exit` or an error, not by running to its end.
     pub exited: bool,
+    /// File descriptors 3-9 (see [`super::redirect`]).
+    pub fds: [Fd; 7],
 }
 
 impl<'s> Exec<'s> {
@@ -150,6 +153,7 @@ impl<'s> Exec<'s> {
             line: 1,
             subst_status: None,
             exited: false,
+            fds: Default::default(),
         }
     }
 
@@ -172,6 +176,7 @@ impl<'s> Exec<'s> {
             line: self.line,
             subst_status: None,
             exited: false,
+            fds: self.fds.clone(),
         }
     }
 
@@ -314,13 +319,13 @@ impl<'s> Exec<'s> {
                 if redirs.is_empty() {
                     return self.compound(c, io).await;
                 }
-                let in_mark = self.inputs.len();
-                let r = match self.redirect(redirs, io).await {
+                let mut mark = self.mark();
+                let r = match self.redirect(redirs, io, &mut mark).await {
                     Ok(Ok(io)) => self.compound(c, io).await,
                     Ok(Err(status)) => Ok(status),
                     Err(e) => Err(e),
                 };
-                self.inputs.truncate(in_mark);
+                self.unwind(mark);
                 r
             }
             Command::FuncDef(f) => {
@@ -346,9 +351,9 @@ impl<'s> Exec<'s> {
                 Compound::Subshell(list) => {
                     self.sh.budget.spend(1)?;
                     self.enter()?;
-                    let saved = self.st.clone();
+                    let saved = (self.st.clone(), self.fds.clone());
                     let r = self.list(list, io).await;
-                    self.st = saved;
+                    (self.st, self.fds) = saved;
                     self.depth -= 1;
                     sub_status(r)
                 }
@@ -466,171 +471,74 @@ impl<'s> Exec<'s> {
         Ok(status)
     }
 
-    /// Applies redirections to `io`: `Ok(Err(status))` when one fails (reported).
-    /// Inputs it pushes are the caller's to truncate.
-    pub async fn redirect(&mut self, redirs: &[Redir], mut io: Io) -> R<Result<Io, Status>> {
-        for r in redirs {
-            let fd = r.fd.unwrap_or(match r.op {
-                RedirOp::In | RedirOp::DupIn | RedirOp::HereDoc | RedirOp::ReadWrite => 0,
-                _ => 1,
-            });
-            let target = match &r.target {
-                RedirTarget::Here(cell) => {
-                    let body = match cell.get() {
-                        Some(w) => self.expand_quoted(w, io).await?,
-                        None => Vec::new(),
-                    };
-                    if fd != 0 {
-                        self.diag(
-                            io,
-                            &format!("{fd}: here-documents only go to standard input"),
-                        );
-                        return Ok(Err(1));
-                    }
-                    self.inputs.push(Stdin::bytes(body));
-                    io.stdin = self.inputs.len() - 1;
-                    continue;
-                }
-                RedirTarget::Word(w) => self.expand_string(w, io).await?,
-            };
-            if fd > 2 {
-                self.diag(
-                    io,
-                    &format!("{fd}: bad file descriptor (only 0, 1 and 2 exist)"),
-                );
-                return Ok(Err(1));
-            }
-            let t = target.as_slice();
-            let sink_of = |io: &Io, t: &[u8]| -> Option<Option<usize>> {
-                match t {
-                    b"/dev/null" => Some(None),
-                    b"/dev/stdout" | b"/dev/fd/1" => Some(io.out),
-                    b"/dev/stderr" | b"/dev/fd/2" => Some(io.err),
-                    _ => None,
-                }
-            };
-            let ok = match r.op {
-                RedirOp::In | RedirOp::ReadWrite => match t {
-                    b"/dev/null" => {
-                        self.inputs.push(Stdin::default());
-                        io.stdin = self.inputs.len() - 1;
-                        true
-                    }
-                    b"/dev/stdin" | b"/dev/fd/0" => true,
-                    _ => false,
-                },
-                RedirOp::DupIn => match t {
-                    b"0" => true,
-                    b"-" => {
-                        self.inputs.push(Stdin::default());
-                        io.stdin = self.inputs.len() - 1;
-                        true
-                    }
-                    _ => {
-                        self.diag(
-                            io,
-                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
-                        );
-                        return Ok(Err(1));
-                    }
-                },
-                RedirOp::Out | RedirOp::Append => match sink_of(&io, t) {
-                    Some(s) => {
-                        set_fd(&mut io, fd, s);
-                        true
-                    }
-                    None => false,
-                },
-                RedirOp::OutErr => match sink_of(&io, t) {
-                    Some(s) => {
-                        io.out = s;
-                        io.err = s;
-                        true
-                    }
-                    None => false,
-                },
-                RedirOp::DupOut => match t {
-                    b"1" => {
-                        let s = io.out;
-                        set_fd(&mut io, fd, s);
-                        true
-                    }
-                    b"2" => {
-                        let s = io.err;
-                        set_fd(&mut io, fd, s);
-                        true
-                    }
-                    b"-" => {
-                        set_fd(&mut io, fd, None);
-                        true
-                    }
-                    _ if t.iter().all(u8::is_ascii_digit) && !t.is_empty() => {
-                        self.diag(
-                            io,
-                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
-                        );
-                        return Ok(Err(1));
-                    }
-                    _ => match sink_of(&io, t) {
-                        Some(s) if r.fd.is_none() => {
-                            io.out = s;
-                            io.err = s;
-                            true
-                        }
-                        Some(s) => {
-                            set_fd(&mut io, fd, s);
-                            true
-                        }
-                        None => false,
-                    },
-                },
-                RedirOp::HereDoc => true,
-            };
-            if !ok {
-                self.diag(
-                    io,
-                    &format!(
-                        "{}: cannot open: there is no file system (only /dev/null, /dev/stdin, /dev/stdout and /dev/stderr)",
-                        String::from_utf8_lossy(t)
-                    ),
-                );
-                return Ok(Err(1));
-            }
-        }
-        Ok(Ok(io))
-    }
-
     async fn simple(&mut self, s: &Simple, io: Io) -> R {
         self.sh.budget.spend(1)?;
         self.line = s.line;
         self.subst_status = None;
         let argv = self.expand_words(&s.words, io).await?;
-        let in_mark = self.inputs.len();
-        let r = self.simple_redirected(s, argv, io).await;
-        self.inputs.truncate(in_mark);
+        let special = argv
+            .first()
+            .is_some_and(|n| super::special::is_posix_special(n));
+        let mut mark = self.mark();
+        let new_io = if s.redirs.is_empty() {
+            io
+        } else {
+            match self.redirect(&s.redirs, io, &mut mark).await {
+                Ok(Ok(new_io)) => new_io,
+                Ok(Err(status)) => {
+                    self.unwind(mark);
+                    // A special builtin's redirection error ends the shell (POSIX 2.8.1).
+                    if special {
+                        return Err(Ctl::Abort { top: 2, sub: 2 });
+                    }
+                    return Ok(status);
+                }
+                Err(e) => {
+                    self.unwind(mark);
+                    return Err(e);
+                }
+            }
+        };
+        if argv.len() == 1 && argv[0] == b"exec" {
+            // `exec` with only redirections: they stay for the rest of the shell.
+            self.keep_redirections(io, new_io, mark);
+            let r = self.assign_all(&s.assigns, io).await;
+            return r.map(|()| self.subst_status.unwrap_or(0));
+        }
+        let r = self.simple_redirected(s, argv, new_io, special).await;
+        self.unwind(mark);
         r
     }
 
-    async fn simple_redirected(&mut self, s: &Simple, argv: Vec<Vec<u8>>, io: Io) -> R {
-        let io = if s.redirs.is_empty() {
-            io
-        } else {
-            match self.redirect(&s.redirs, io).await? {
-                Ok(io) => io,
-                Err(status) => return Ok(status),
+    /// Assignments that stay: alone on a line, or before a special builtin.
+    async fn assign_all(&mut self, assigns: &[Assign], io: Io) -> R<()> {
+        for a in assigns {
+            let v = self.assign_value(a, io).await?;
+            if let Err(msg) = self.st.set(&a.name, v) {
+                self.diag(io, &msg);
+                return Err(Ctl::Abort { top: 1, sub: 1 });
             }
-        };
+        }
+        Ok(())
+    }
+
+    async fn simple_redirected(
+        &mut self,
+        s: &Simple,
+        argv: Vec<Vec<u8>>,
+        io: Io,
+        special: bool,
+    ) -> R {
         if argv.is_empty() {
-            for a in &s.assigns {
-                let v = self.assign_value(a, io).await?;
-                if let Err(msg) = self.st.set(&a.name, v) {
-                    self.diag(io, &msg);
-                    return Err(Ctl::Abort { top: 1, sub: 1 });
-                }
-            }
+            self.assign_all(&s.assigns, io).await?;
             return Ok(self.subst_status.unwrap_or(0));
         }
         if s.assigns.is_empty() {
+            return self.dispatch(&argv, io, true).await;
+        }
+        if special {
+            // Before a special builtin, assignments change the shell (POSIX 2.14).
+            self.assign_all(&s.assigns, io).await?;
             return self.dispatch(&argv, io, true).await;
         }
         // Assignments before a command hold for that command only, exported.
@@ -698,17 +606,17 @@ impl<'s> Exec<'s> {
         self.enter()?;
         let params = std::mem::replace(&mut self.st.params, Rc::new(argv[1..].to_vec()));
         self.st.frames.push(Vec::new());
-        let in_mark = self.inputs.len();
+        let mut mark = self.mark();
         let r = if f.redirs.is_empty() {
             self.compound(&f.body, io).await
         } else {
-            match self.redirect(&f.redirs, io).await {
+            match self.redirect(&f.redirs, io, &mut mark).await {
                 Ok(Ok(io)) => self.compound(&f.body, io).await,
                 Ok(Err(s)) => Ok(s),
                 Err(e) => Err(e),
             }
         };
-        self.inputs.truncate(in_mark);
+        self.unwind(mark);
         let frame = self.st.frames.pop().unwrap_or_default();
         self.st.restore(frame);
         self.st.params = params;
@@ -780,7 +688,7 @@ impl<'s> Exec<'s> {
             self.enter()?;
             self.sinks.push(Out::buffer());
             let idx = self.sinks.len() - 1;
-            let saved = self.st.clone();
+            let saved = (self.st.clone(), self.fds.clone());
             let line = self.line;
             let r = self
                 .list(
@@ -792,7 +700,7 @@ impl<'s> Exec<'s> {
                     },
                 )
                 .await;
-            self.st = saved;
+            (self.st, self.fds) = saved;
             self.line = line;
             self.depth -= 1;
             let mut out = self.sinks[idx].take();
@@ -805,14 +713,6 @@ impl<'s> Exec<'s> {
             }
             Ok(out)
         })
-    }
-}
-
-fn set_fd(io: &mut Io, fd: u32, sink: Option<usize>) {
-    match fd {
-        1 => io.out = sink,
-        2 => io.err = sink,
-        _ => {}
     }
 }
 

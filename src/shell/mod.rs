@@ -19,6 +19,7 @@ pub mod expand;
 pub mod lex;
 pub mod parse;
 pub mod pattern;
+pub mod redirect;
 pub mod special;
 pub mod state;
 
@@ -132,6 +133,8 @@ impl Shell {
             Ok(script) => (&script.body, None),
             Err(failed) => (&failed.prefix.body, Some(failed.error.clone())),
         };
+        // The script's stderr, kept apart: `exec 2>&1` repoints the shell's fd 2.
+        let stderr_sink = ex.sinks[1].clone();
         let probe = 0u8;
         let base = std::ptr::addr_of!(probe) as usize;
         let r = ex.list(body, Exec::TOP).await;
@@ -143,7 +146,7 @@ impl Shell {
                 error = Some(e);
             }
         }
-        let stderr = ex.sinks[1].take();
+        let stderr = stderr_sink.take();
         drop(ex);
         if let Out::Pipe(pipe) = &stdout {
             pipe.close_write();

@@ -19,6 +19,17 @@ const SPECIALS: &[&str] = &[
     "shift", "shopt", "source", "trap", "type", "typeset", "umask", "unset", "wait",
 ];
 
+/// The special built-in utilities of POSIX (XCU 2.14), sorted: assignments before them
+/// stay, their errors end a non-interactive shell, and no function may take their names.
+const POSIX_SPECIALS: &[&str] = &[
+    ".", ":", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
+    "shift", "times", "trap", "unset",
+];
+
+pub fn is_posix_special(name: &[u8]) -> bool {
+    std::str::from_utf8(name).is_ok_and(|n| POSIX_SPECIALS.binary_search(&n).is_ok())
+}
+
 pub fn is_special(name: &[u8]) -> bool {
     std::str::from_utf8(name).is_ok_and(|n| SPECIALS.binary_search(&n).is_ok())
 }
