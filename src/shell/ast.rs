@@ -209,6 +209,9 @@ pub enum ParamOp {
     Substring(Word, Option<Word>),
     /// `${name^}` `${name^^}` `${name,}` `${name,,}` (bash): `upper`, `all`.
     Case(bool, bool),
+    /// A `${...}` that means nothing (`${%}`): an error when it is expanded, not when
+    /// it is parsed (POSIX leaves it unspecified; dash and bash agree). The text.
+    Bad(Vec<u8>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

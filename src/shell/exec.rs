@@ -16,6 +16,7 @@ use std::rc::Rc;
 
 use super::ast::*;
 use super::cache::ScriptCache;
+use super::options::Opt;
 use super::redirect::Fd;
 use super::state::State;
 use crate::budget::{Budget, BYTES_PER_STEP};
@@ -223,6 +224,10 @@ impl<'s> Exec<'s> {
     pub async fn list(&mut self, list: &[AndOr], io: Io) -> R {
         let mut status = 0;
         for ao in list {
+            // `set -n`: read commands, run none.
+            if self.st.opts.on(Opt::NOEXEC) {
+                break;
+            }
             status = self.and_or(ao, io).await?;
         }
         Ok(status)
@@ -253,7 +258,10 @@ impl<'s> Exec<'s> {
             status = i32::from(status == 0);
         }
         self.st.status = status;
-        if status != 0 && !guarded && self.cond == 0 && self.st.errexit {
+        // A compound command other than a subshell fails only by a command inside it,
+        // which `set -e` has judged already (a failure it ignored stays ignored).
+        let compound = matches!(p.cmds.as_slice(), [Command::Compound(c, _)] if !matches!(**c, Compound::Subshell(_)));
+        if status != 0 && !guarded && !compound && self.cond == 0 && self.st.opts.on(Opt::ERREXIT) {
             return Err(Ctl::Exit(status));
         }
         Ok(status)
@@ -306,7 +314,7 @@ impl<'s> Exec<'s> {
                 failed = s;
             }
         }
-        if self.st.pipefail && status == 0 {
+        if self.st.opts.on(Opt::PIPEFAIL) && status == 0 {
             status = failed;
         }
         Ok(status)
@@ -329,6 +337,15 @@ impl<'s> Exec<'s> {
                 r
             }
             Command::FuncDef(f) => {
+                if super::special::is_posix_special(&f.name) {
+                    // POSIX 2.9.5: a special builtin's name cannot be a function's.
+                    let name = String::from_utf8_lossy(&f.name).into_owned();
+                    self.diag(
+                        io,
+                        &format!("{name}: a special builtin cannot be a function"),
+                    );
+                    return Err(Ctl::Abort { top: 2, sub: 2 });
+                }
                 Rc::make_mut(&mut self.st.funcs).insert(f.name.clone(), f.clone());
                 Ok(0)
             }
@@ -710,6 +727,11 @@ impl<'s> Exec<'s> {
             self.st.status = status;
             while out.last() == Some(&b'\n') {
                 out.pop();
+            }
+            // A shell's strings are C strings: NUL bytes in the output are dropped (as
+            // dash and bash do).
+            if memchr::memchr(0, &out).is_some() {
+                out.retain(|&c| c != 0);
             }
             Ok(out)
         })

@@ -10,6 +10,7 @@ use std::pin::Pin;
 use super::arith;
 use super::ast::{Anchor, Param, ParamName, ParamOp, Part, Word};
 use super::exec::{Ctl, Exec, Io, R};
+use super::options::Opt;
 use super::pattern::{quote_into, Pattern};
 use crate::budget::BYTES_PER_STEP;
 use crate::error::Error;
@@ -615,6 +616,13 @@ impl Exec<'_> {
                 }
                 Ok(())
             }
+            ParamOp::Bad(text) => {
+                self.diag(
+                    io,
+                    &format!("{}: bad substitution", String::from_utf8_lossy(text)),
+                );
+                Err(Ctl::Abort { top: 2, sub: 2 })
+            }
             ParamOp::Case(upper, all) => {
                 let mut v = self.value_or_check(value, &p.name, io)?;
                 let n = if *all { v.len() } else { v.len().min(1) };
@@ -646,7 +654,7 @@ impl Exec<'_> {
 
     /// `set -u`: an unset parameter is an error.
     fn check_set(&mut self, name: &ParamName, io: Io) -> R<()> {
-        if self.st.nounset && !matches!(name, ParamName::Special(_)) {
+        if self.st.opts.on(Opt::NOUNSET) && !matches!(name, ParamName::Special(_)) {
             let n = Self::param_name_text(name);
             self.diag(io, &format!("{n}: unbound variable"));
             return Err(Ctl::Abort { top: 127, sub: 1 });

@@ -388,6 +388,10 @@ impl Parser<'_> {
     /// At a `$`: the expansion it starts, or `None` when it is a literal `$`.
     fn lex_dollar(&mut self, unquoted: bool) -> Result<Option<Part>> {
         let start = self.pos;
+        // Backslash-newlines between `$` and what follows are removed first (POSIX 2.2.1).
+        while self.byte_at(1) == Some(b'\\') && self.byte_at(2) == Some(b'\n') {
+            self.pos += 2;
+        }
         let Some(c) = self.byte_at(1) else {
             self.pos += 1;
             return Ok(None);
@@ -636,29 +640,42 @@ impl Parser<'_> {
         Ok(parts)
     }
 
-    fn bad_subst(&self, start: usize) -> crate::error::Error {
-        let end =
-            memchr::memchr(b'}', &self.src[start..]).map_or(self.src.len(), |n| start + n + 1);
-        let text = String::from_utf8_lossy(&self.src[start.saturating_sub(2)..end]).into_owned();
-        self.error_at(start, format!("{text}: bad substitution"))
+    /// A `${...}` that means nothing: `ParamOp::Bad` with its text, up to the next `}`
+    /// (a syntax error when there is none).
+    fn bad_subst(&mut self, start: usize) -> Result<Param> {
+        let Some(n) = memchr::memchr(b'}', &self.src[start..]) else {
+            return Err(self.eof_error(start, "`}'"));
+        };
+        let end = start + n + 1;
+        let text = self.src[start.saturating_sub(2)..end].to_vec();
+        self.pos = end;
+        Ok(Param {
+            name: ParamName::Special(b'?'),
+            op: ParamOp::Bad(text),
+        })
+    }
+
+    /// Whether a parameter and its `}` start at `pos` (after `${#`: then it is a length).
+    fn param_then_brace(&self, pos: usize) -> bool {
+        let rest = &self.src[pos.min(self.src.len())..];
+        let n = match rest.first() {
+            Some(&c) if is_name_start(c) => rest.iter().take_while(|&&c| is_name_char(c)).count(),
+            Some(c) if c.is_ascii_digit() => rest.iter().take_while(|c| c.is_ascii_digit()).count(),
+            Some(b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => 1,
+            _ => return false,
+        };
+        rest.get(n) == Some(&b'}')
     }
 
     /// `${...}` after the `${`.
     fn lex_brace(&mut self, dq: bool) -> Result<Param> {
         let start = self.pos;
         let mut length = false;
-        if self.peek_byte() == Some(b'#') {
-            match self.byte_at(1) {
-                Some(b'}') => {}
-                Some(c)
-                    if is_name_char(c)
-                        || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') =>
-                {
-                    length = true;
-                    self.pos += 1;
-                }
-                _ => {}
-            }
+        // `${#name}` is a length; `${#}`, `${##}`-as-`$#`-then-operator (`${###}`,
+        // `${##2}`) are `$#`.
+        if self.peek_byte() == Some(b'#') && self.param_then_brace(self.pos + 1) {
+            length = true;
+            self.pos += 1;
         }
         let name = match self.peek_byte() {
             Some(c) if is_name_start(c) => {
@@ -687,11 +704,11 @@ impl Parser<'_> {
                 self.pos += 1;
                 ParamName::Special(c)
             }
-            _ => return Err(self.bad_subst(start)),
+            _ => return self.bad_subst(start),
         };
         if length {
             if self.peek_byte() != Some(b'}') {
-                return Err(self.bad_subst(start));
+                return self.bad_subst(start);
             }
             self.pos += 1;
             return Ok(Param {
@@ -802,13 +819,13 @@ impl Parser<'_> {
                 }
                 ParamOp::Case(c == b'^', all)
             }
-            _ => return Err(self.bad_subst(start)),
+            _ => return self.bad_subst(start),
         };
         if self.peek_byte() != Some(b'}') {
             if self.pos >= self.src.len() {
                 return Err(self.eof_error(start, "`}'"));
             }
-            return Err(self.bad_subst(start));
+            return self.bad_subst(start);
         }
         self.pos += 1;
         Ok(Param { name, op })

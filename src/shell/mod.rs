@@ -17,6 +17,7 @@ pub mod cache;
 pub mod exec;
 pub mod expand;
 pub mod lex;
+pub mod options;
 pub mod parse;
 pub mod pattern;
 pub mod redirect;
@@ -127,6 +128,8 @@ impl Shell {
             var.value = Some(v);
             var.exported = true;
         }
+        // A shell starts with OPTIND=1 whatever its environment says (POSIX).
+        let _ = ex.st.set(b"OPTIND", b"1".to_vec());
         ex.st.arg0 = Rc::new(job.arg0);
         ex.st.params = Rc::new(job.args);
         let (body, syntax) = match &*parsed {

@@ -653,12 +653,24 @@ impl<'a> Parser<'a> {
                 {
                     let name = s.words[0].as_literal().map(<[u8]>::to_vec);
                     match name {
-                        Some(name) if valid_func_name(&name) => {
+                        // POSIX: a function's name is a NAME (bash, outside its POSIX
+                        // mode, takes `a-b` and `a.b` too).
+                        Some(name) if is_name(&name) => {
                             self.next()?;
                             if self.next()? != Tok::Op(Op::RParen) {
                                 return Err(self.unexpected_last());
                             }
                             return self.funcdef(name);
+                        }
+                        Some(name) if valid_func_name(&name) => {
+                            let at = self.tok_start;
+                            return Err(self.error_at(
+                                at,
+                                format!(
+                                    "`{}': not a valid function name",
+                                    String::from_utf8_lossy(&name)
+                                ),
+                            ));
                         }
                         _ => return Err(self.unexpected()),
                     }

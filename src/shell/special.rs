@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::exec::{sub_status, Ctl, Exec, Io, R};
 use super::lex::is_name;
+use super::options::{Opt, Options};
 use super::state::{State, Var};
 use crate::budget::BYTES_PER_STEP;
 use crate::builtins;
@@ -206,7 +207,9 @@ impl Exec<'_> {
                         r?;
                         let msg = failed.error.to_string();
                         self.write(io.err, format!("sh: eval: {msg}\n").as_bytes());
-                        Ok(2)
+                        // A syntax error in a special builtin's input ends the shell
+                        // (POSIX 2.8.1).
+                        Err(Ctl::Abort { top: 2, sub: 2 })
                     }
                 }
             }
@@ -363,74 +366,57 @@ impl Exec<'_> {
         let mut i = 0;
         while i < args.len() {
             let a = args[i].as_slice();
-            if a == b"--" {
-                self.st.params = Rc::new(args[i + 1..].to_vec());
-                return Ok(0);
-            }
-            if a == b"-" {
-                self.st.xtrace = false;
-                if i + 1 < args.len() {
-                    self.st.params = Rc::new(args[i + 1..].to_vec());
-                }
-                return Ok(0);
-            }
-            let on = match a.first() {
-                Some(b'-') => true,
-                Some(b'+') => false,
-                _ => {
-                    self.st.params = Rc::new(args[i..].to_vec());
+            match a {
+                b"--" => {
+                    self.set_params(args[i + 1..].to_vec());
                     return Ok(0);
                 }
-            };
-            for &c in &a[1..] {
-                match c {
-                    b'e' => self.st.errexit = on,
-                    b'u' => self.st.nounset = on,
-                    b'x' => self.st.xtrace = on,
-                    b'f' | b'h' | b'B' | b'C' | b'a' | b'v' | b'b' | b'm' | b'n' | b'H' | b'P'
-                    | b'T' | b'E' | b'k' | b't' => {}
-                    b'o' => {
-                        i += 1;
-                        let Some(opt) = args.get(i) else {
-                            let out = format!(
-                                "errexit        \t{}\nnounset        \t{}\npipefail       \t{}\nxtrace         \t{}\n",
-                                onoff(self.st.errexit),
-                                onoff(self.st.nounset),
-                                onoff(self.st.pipefail),
-                                onoff(self.st.xtrace)
-                            );
-                            self.write(io.out, out.as_bytes());
-                            return Ok(0);
-                        };
-                        match opt.as_slice() {
-                            b"errexit" => self.st.errexit = on,
-                            b"nounset" => self.st.nounset = on,
-                            b"xtrace" => self.st.xtrace = on,
-                            b"pipefail" => self.st.pipefail = on,
-                            b"noglob" | b"posix" | b"noclobber" | b"allexport" | b"verbose"
-                            | b"braceexpand" | b"hashall" | b"monitor" => {}
-                            _ => {
-                                self.diag(io, &format!("set: {}: invalid option name", text(opt)));
-                                return Ok(2);
-                            }
-                        }
+                // `set -` ends the options and turns off -x and -v (the old form of `--`).
+                b"-" => {
+                    self.st.opts.set(Opt::XTRACE, false);
+                    self.st.opts.set(Opt::VERBOSE, false);
+                    if i + 1 < args.len() {
+                        self.set_params(args[i + 1..].to_vec());
                     }
-                    _ => {
-                        self.diag(
-                            io,
-                            &format!(
-                                "set: {}{}: invalid option",
-                                if on { '-' } else { '+' },
-                                c as char
-                            ),
-                        );
-                        return Ok(2);
-                    }
+                    return Ok(0);
+                }
+                // A lone `+` is an empty list of options.
+                b"+" => {
+                    i += 1;
+                    continue;
+                }
+                b"-o" | b"+o" if i + 1 == args.len() => {
+                    let text = if a[0] == b'-' {
+                        self.st.opts.listing()
+                    } else {
+                        self.st.opts.commands()
+                    };
+                    self.write(io.out, text.as_bytes());
+                    return Ok(0);
+                }
+                _ if !matches!(a.first(), Some(b'-' | b'+')) => {
+                    self.set_params(args[i..].to_vec());
+                    return Ok(0);
+                }
+                _ => {}
+            }
+            match set_options(&mut self.st.opts, a, args.get(i + 1).map(Vec::as_slice)) {
+                Ok(used) => i += used,
+                Err(msg) => {
+                    // A special builtin's usage error ends the shell (POSIX 2.8.1).
+                    self.diag(io, &format!("set: {msg}"));
+                    return Err(Ctl::Abort { top: 2, sub: 2 });
                 }
             }
-            i += 1;
         }
         Ok(0)
+    }
+
+    /// New positional parameters; `getopts` starts over (as in dash).
+    fn set_params(&mut self, params: Vec<Vec<u8>>) {
+        self.st.params = Rc::new(params);
+        let _ = self.st.set(b"OPTIND", b"1".to_vec());
+        let _ = self.st.unset(b"_GETOPTS_POS");
     }
 
     /// `export`, `readonly`, `local`, `declare`.
@@ -516,9 +502,15 @@ impl Exec<'_> {
             }
             if local {
                 let was = self.st.vars.get(name).cloned();
+                // `local x` on a name already local here changes nothing.
+                let again = self
+                    .st
+                    .frames
+                    .last()
+                    .is_some_and(|f| f.iter().any(|(n, _)| n == name));
                 self.st.save_local(name);
                 let v = self.st.var_mut(name);
-                if value.is_none() && !export && !readonly {
+                if value.is_none() && !export && !readonly && !again {
                     // `local x` hides the outer value.
                     if was.is_some_and(|w| w.value.is_some()) || v.value.is_some() {
                         *v = Var::default();
@@ -657,8 +649,7 @@ impl Exec<'_> {
     /// `sh -c SCRIPT [ARG0 [ARG...]]`, `sh -s [ARG...]`, `sh` (script from stdin): a new
     /// shell with the exported variables.
     async fn sh(&mut self, args: &[Vec<u8>], io: Io) -> R {
-        let mut errexit = false;
-        let mut nounset = false;
+        let mut opts = Options::default();
         let mut mode = None;
         let mut i = 0;
         while i < args.len() {
@@ -670,19 +661,25 @@ impl Exec<'_> {
             if a.len() < 2 || !matches!(a[0], b'-' | b'+') {
                 break;
             }
+            // `c` and `s` say where the script is; the other letters are `set`'s.
+            let mut word = vec![a[0]];
             for &c in &a[1..] {
                 match c {
                     b'c' | b's' => mode = Some(c),
-                    b'e' => errexit = a[0] == b'-',
-                    b'u' => nounset = a[0] == b'-',
-                    b'x' | b'v' | b'f' => {}
-                    _ => {
-                        self.diag(io, &format!("sh: -{}: invalid option", c as char));
-                        return Ok(2);
-                    }
+                    _ => word.push(c),
                 }
             }
-            i += 1;
+            if word.len() == 1 {
+                i += 1;
+                continue;
+            }
+            match set_options(&mut opts, &word, args.get(i + 1).map(Vec::as_slice)) {
+                Ok(used) => i += used,
+                Err(msg) => {
+                    self.diag(io, &format!("sh: {msg}"));
+                    return Ok(2);
+                }
+            }
         }
         let rest = &args[i..];
         let (script, arg0, params) = if mode == Some(b'c') {
@@ -702,10 +699,10 @@ impl Exec<'_> {
         let mut fresh = State {
             arg0: Rc::new(arg0),
             params: Rc::new(params),
-            errexit,
-            nounset,
+            opts,
             ..State::default()
         };
+        let _ = fresh.set(b"OPTIND", b"1".to_vec());
         for (k, v) in self.st.vars.iter().filter(|(_, v)| v.exported) {
             Rc::make_mut(&mut fresh.vars).insert(k.clone(), v.clone());
         }
@@ -828,12 +825,31 @@ impl Exec<'_> {
     }
 }
 
-fn onoff(b: bool) -> &'static str {
-    if b {
-        "on"
-    } else {
-        "off"
+/// Applies one word of options, `-abc` or `+abc` (with the name after `-o` or `+o`, the
+/// next word when the `o` ends it), as `set` and `sh` take them: how many words it used.
+pub fn set_options(opts: &mut Options, word: &[u8], next: Option<&[u8]>) -> Result<usize, String> {
+    let on = word.first() == Some(&b'-');
+    let sign = if on { '-' } else { '+' };
+    let mut used = 1;
+    let letters = &word[1..];
+    for (k, &c) in letters.iter().enumerate() {
+        if c == b'o' {
+            let name = if k + 1 < letters.len() {
+                &letters[k + 1..]
+            } else {
+                used = 2;
+                next.ok_or_else(|| format!("{sign}o: option requires an argument"))?
+            };
+            let o = Options::by_name(name)
+                .ok_or_else(|| format!("{}: invalid option name", text(name)))?;
+            opts.set(o, on);
+            return Ok(used);
+        }
+        let o =
+            Options::by_letter(c).ok_or_else(|| format!("{sign}{}: invalid option", c as char))?;
+        opts.set(o, on);
     }
+    Ok(used)
 }
 
 /// Splits a line read by `read` into `n` fields by IFS; the last gets the rest. Escaped
