@@ -492,7 +492,11 @@ impl<'s> Exec<'s> {
         self.sh.budget.spend(1)?;
         self.line = s.line;
         self.subst_status = None;
-        let argv = self.expand_words(&s.words, io).await?;
+        let argv = if s.declaration {
+            self.expand_declaration(&s.words, io).await?
+        } else {
+            self.expand_words(&s.words, io).await?
+        };
         let special = argv
             .first()
             .is_some_and(|n| super::special::is_posix_special(n));

@@ -225,6 +225,24 @@ impl Exec<'_> {
         Ok(out)
     }
 
+    /// Expands the words of a declaration utility (`export x=$v`): arguments written as
+    /// assignments are not split.
+    pub(super) async fn expand_declaration(
+        &mut self,
+        words: &[super::ast::Word],
+        io: Io,
+    ) -> R<Vec<Vec<u8>>> {
+        let mut out = Vec::with_capacity(words.len());
+        for w in words {
+            if super::parse::is_assignment_word(w) {
+                out.push(self.expand_string(w, io).await?);
+            } else {
+                out.extend(self.expand_words(std::slice::from_ref(w), io).await?);
+            }
+        }
+        Ok(out)
+    }
+
     /// Expands a word to one string, without field splitting (assignments, redirection
     /// targets, the word of `case`, here-documents).
     pub(super) async fn expand_string(&mut self, w: &Word, io: Io) -> R<Vec<u8>> {
@@ -339,6 +357,20 @@ impl Exec<'_> {
                 Part::Command(script) => {
                     let out = self.command_subst(script, io).await?;
                     self.value(&out, q, acc)?;
+                }
+                Part::Tilde(name) => {
+                    // `~` is $HOME, not split; there is no user database for `~name`.
+                    match self.st.get(b"HOME").filter(|_| name.is_empty()) {
+                        Some(home) => {
+                            let home = home.to_vec();
+                            acc.made += home.len();
+                            acc.quoted(&home);
+                        }
+                        None => {
+                            acc.lit(b"~");
+                            acc.lit(name);
+                        }
+                    }
                 }
                 Part::Arith(inner) => {
                     let mut a = Acc::new(false, false);

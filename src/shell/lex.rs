@@ -225,6 +225,12 @@ impl Parser<'_> {
             Ctx::Plain => (false, true),
             Ctx::Brace { dq, sq, .. } => (dq, sq),
         };
+        if matches!(ctx, Ctx::Plain) && self.peek_byte() == Some(b'~') {
+            if let Some(n) = tilde_prefix(&self.src[self.pos..], is_meta) {
+                parts.push(Part::Tilde(self.src[self.pos + 1..self.pos + n].to_vec()));
+                self.pos += n;
+            }
+        }
         while let Some(c) = self.peek_byte() {
             match ctx {
                 Ctx::Plain if is_meta(c) => break,
@@ -839,6 +845,58 @@ fn value_op(c: u8, colon: bool, w: Word) -> ParamOp {
         b'?' => ParamOp::Error(colon, w),
         _ => ParamOp::Alt(colon, w),
     }
+}
+
+/// The length of the tilde-prefix `s` starts with (`~` and a login name, ended by `/` or
+/// by a byte for which `ends` holds, or by the end), if it is one.
+pub(super) fn tilde_prefix(s: &[u8], ends: impl Fn(u8) -> bool) -> Option<usize> {
+    if s.first() != Some(&b'~') {
+        return None;
+    }
+    let n = 1 + s[1..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+        .count();
+    match s.get(n) {
+        None => Some(n),
+        Some(&c) if c == b'/' || ends(c) => Some(n),
+        Some(_) => None,
+    }
+}
+
+/// Tilde-prefixes in an assignment's value: at its start and after each unquoted `:`.
+pub(super) fn assignment_tildes(parts: Vec<Part>) -> Vec<Part> {
+    let last = parts.len().saturating_sub(1);
+    let mut out = Vec::with_capacity(parts.len());
+    for (k, part) in parts.into_iter().enumerate() {
+        let Part::Lit(text) = part else {
+            out.push(part);
+            continue;
+        };
+        // An end of this literal ends a prefix only at the end of the word.
+        let at_end = k == last;
+        let mut lit = Vec::new();
+        let mut i = 0;
+        let mut boundary = k == 0;
+        while i < text.len() {
+            if boundary {
+                let prefix = tilde_prefix(&text[i..], |c| c == b':')
+                    .filter(|&n| at_end || i + n < text.len());
+                if let Some(n) = prefix {
+                    flush(&mut out, &mut lit);
+                    out.push(Part::Tilde(text[i + 1..i + n].to_vec()));
+                    i += n;
+                    boundary = false;
+                    continue;
+                }
+            }
+            boundary = text[i] == b':';
+            lit.push(text[i]);
+            i += 1;
+        }
+        flush(&mut out, &mut lit);
+    }
+    out
 }
 
 fn flush(parts: &mut Vec<Part>, lit: &mut Vec<u8>) {

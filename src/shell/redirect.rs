@@ -196,7 +196,11 @@ impl Exec<'_> {
                 RedirOp::DupIn | RedirOp::DupOut
                     if !t.is_empty() && t.iter().all(u8::is_ascii_digit) =>
                 {
-                    let n = std::str::from_utf8(t).ok().and_then(|s| s.parse().ok());
+                    let n: Option<u32> = std::str::from_utf8(t).ok().and_then(|s| s.parse().ok());
+                    if n == Some(fd) {
+                        // `3>&3` changes nothing, open or closed (as in dash and bash).
+                        continue;
+                    }
                     let source = n.and_then(|n| self.source(&io, n));
                     match source.map(|s| self.point(&mut io, fd, s, mark)) {
                         Some(true) => true,
