@@ -369,7 +369,14 @@ impl<'s> Exec<'s> {
                     self.sh.budget.spend(1)?;
                     self.enter()?;
                     let saved = (self.st.clone(), self.fds.clone());
-                    let r = self.list(list, io).await;
+                    // A subshell does not inherit the EXIT action; one it sets runs as it ends.
+                    if self.st.traps.iter().any(|(n, _)| *n == "EXIT") {
+                        Rc::make_mut(&mut self.st.traps).retain(|(n, _)| *n != "EXIT");
+                    }
+                    let r = match self.list(list, io).await {
+                        Ok(s) | Err(Ctl::Exit(s)) => self.run_exit_trap(s, io).await,
+                        r => r,
+                    };
                     (self.st, self.fds) = saved;
                     self.depth -= 1;
                     sub_status(r)
@@ -497,6 +504,9 @@ impl<'s> Exec<'s> {
         } else {
             self.expand_words(&s.words, io).await?
         };
+        if self.st.opts.on(Opt::XTRACE) && !argv.is_empty() {
+            self.trace(&argv, io);
+        }
         let special = argv
             .first()
             .is_some_and(|n| super::special::is_posix_special(n));
@@ -529,6 +539,19 @@ impl<'s> Exec<'s> {
         let r = self.simple_redirected(s, argv, new_io, special).await;
         self.unwind(mark);
         r
+    }
+
+    /// `set -x`: the command about to run, after PS4 (`+ `), quoted as bash quotes it.
+    fn trace(&mut self, argv: &[Vec<u8>], io: Io) {
+        let mut line = self.st.get(b"PS4").unwrap_or(b"+ ").to_vec();
+        for (i, a) in argv.iter().enumerate() {
+            if i > 0 {
+                line.push(b' ');
+            }
+            line.extend_from_slice(&super::special::quote_value(a));
+        }
+        line.push(b'\n');
+        self.write(io.err, &line);
     }
 
     /// Assignments that stay: alone on a line, or before a special builtin.

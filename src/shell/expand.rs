@@ -433,6 +433,16 @@ impl Exec<'_> {
         }
     }
 
+    /// A parameter's value; `LINENO` is the current line unless the script set it.
+    fn param_value(&self, name: &ParamName) -> Option<Vec<u8>> {
+        match name {
+            ParamName::Var(n) if n == b"LINENO" && self.st.get(n).is_none() => {
+                Some(self.line.to_string().into_bytes())
+            }
+            _ => self.st.param(name),
+        }
+    }
+
     /// `$x`, `${x}` and `${#x}`.
     fn param_simple(&mut self, p: &Param, q: Q, acc: &mut Acc, io: Io) -> R<()> {
         // "$@" and $@, $*: lists of fields.
@@ -446,6 +456,10 @@ impl Exec<'_> {
             let vars = self.st.vars.clone();
             return match vars.get(name).and_then(|v| v.value.as_deref()) {
                 Some(v) => self.value(v, q, acc),
+                None if name == b"LINENO" => {
+                    let line = self.line.to_string();
+                    self.value(line.as_bytes(), q, acc)
+                }
                 None => {
                     self.check_set(&p.name, io)?;
                     if q.dq {
@@ -455,7 +469,7 @@ impl Exec<'_> {
                 }
             };
         }
-        let value: Option<Vec<u8>> = self.st.param(&p.name);
+        let value: Option<Vec<u8>> = self.param_value(&p.name);
         match &p.op {
             ParamOp::Plain => match value {
                 Some(v) => self.value(&v, q, acc),
@@ -484,7 +498,7 @@ impl Exec<'_> {
     }
 
     async fn param(&mut self, p: &Param, q: Q, acc: &mut Acc, io: Io) -> R<()> {
-        let value: Option<Vec<u8>> = self.st.param(&p.name);
+        let value: Option<Vec<u8>> = self.param_value(&p.name);
         match &p.op {
             ParamOp::Plain | ParamOp::Length => self.param_simple(p, q, acc, io),
             ParamOp::Default(colon, w)

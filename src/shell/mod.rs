@@ -23,6 +23,7 @@ pub mod pattern;
 pub mod redirect;
 pub mod special;
 pub mod state;
+pub mod trap;
 
 use std::rc::Rc;
 
@@ -147,6 +148,12 @@ impl Shell {
                 ex.write(Some(1), format!("sh: {e}\n").as_bytes());
                 status = SYNTAX_STATUS;
                 error = Some(e);
+            }
+        }
+        if matches!(error, None | Some(Error::Syntax { .. })) {
+            match ex.run_exit_trap(status, Exec::TOP).await {
+                Ok(s) => status = s,
+                Err(e) => (status, error) = finish(&mut ex, Err(e)),
             }
         }
         let stderr = stderr_sink.take();

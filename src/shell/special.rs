@@ -54,7 +54,7 @@ fn number(b: &[u8]) -> Option<i64> {
 }
 
 /// Quotes a value for `set` and `export -p` output, as bash does.
-fn quote_value(v: &[u8]) -> Vec<u8> {
+pub fn quote_value(v: &[u8]) -> Vec<u8> {
     let plain = !v.is_empty()
         && v.iter()
             .all(|&c| c.is_ascii_alphanumeric() || b"_-./:,+=@%^".contains(&c));
@@ -259,7 +259,9 @@ impl Exec<'_> {
                 let status = Box::pin(self.dispatch(args, io, true)).await?;
                 Err(Ctl::Exit(status))
             }
-            b"wait" | b"trap" | b"shopt" | b"umask" => Ok(0),
+            b"trap" => self.trap(args, io),
+            b"umask" => Ok(self.umask(args, io)),
+            b"wait" | b"shopt" => Ok(0),
             b"pwd" => {
                 self.write(io.out, b"/\n");
                 Ok(0)
@@ -280,6 +282,43 @@ impl Exec<'_> {
             }
             b"getopts" => self.getopts(args, io),
             _ => Ok(0),
+        }
+    }
+
+    /// `umask [-S] [MODE]`: MODE octal or symbolic (`u=rwx,g+w,o-r`). Remembered and
+    /// shown; there are no files for it to act on.
+    fn umask(&mut self, args: &[Vec<u8>], io: Io) -> Status {
+        let (symbolic, args) = match args.first().map(Vec::as_slice) {
+            Some(b"-S") => (true, &args[1..]),
+            _ => (false, args),
+        };
+        let mask = self.st.umask.unwrap_or(0o022);
+        let Some(mode) = args.first() else {
+            let text = if symbolic {
+                let perms = |shift: u32| -> String {
+                    let allowed = !mask >> shift & 7;
+                    [(4, 'r'), (2, 'w'), (1, 'x')]
+                        .iter()
+                        .filter(|(bit, _)| allowed & bit != 0)
+                        .map(|(_, c)| *c)
+                        .collect()
+                };
+                format!("u={},g={},o={}\n", perms(6), perms(3), perms(0))
+            } else {
+                format!("{mask:04o}\n")
+            };
+            self.write(io.out, text.as_bytes());
+            return 0;
+        };
+        match parse_umask(mode, mask) {
+            Some(m) => {
+                self.st.umask = Some(m);
+                0
+            }
+            None => {
+                self.diag(io, &format!("umask: {}: invalid mode", text(mode)));
+                1
+            }
         }
     }
 
@@ -720,6 +759,11 @@ impl Exec<'_> {
                 Err(e) => Err(e),
             },
         };
+        let r = match r {
+            Ok(s) | Err(Ctl::Exit(s)) => self.run_exit_trap(s, io).await,
+            Err(Ctl::Abort { top, .. }) => self.run_exit_trap(top, io).await,
+            r => r,
+        };
         self.st = outer;
         self.cond = cond;
         self.line = line;
@@ -823,6 +867,50 @@ impl Exec<'_> {
         }
         Ok(0)
     }
+}
+
+/// A new umask from an octal or symbolic MODE (symbolic clauses say which permissions
+/// files get, so they change the complement of the mask).
+fn parse_umask(mode: &[u8], mask: u32) -> Option<u32> {
+    if mode.first().is_some_and(u8::is_ascii_digit) {
+        let s = std::str::from_utf8(mode).ok()?;
+        return u32::from_str_radix(s, 8).ok().filter(|&m| m <= 0o777);
+    }
+    let mut allowed = !mask & 0o777;
+    for clause in mode.split(|&c| c == b',') {
+        let who_len = clause.iter().take_while(|c| b"ugoa".contains(c)).count();
+        let (who, rest) = clause.split_at(who_len);
+        let mut whom = 0;
+        for &w in who {
+            whom |= match w {
+                b'u' => 0o700,
+                b'g' => 0o070,
+                b'o' => 0o007,
+                _ => 0o777,
+            };
+        }
+        if who.is_empty() {
+            whom = 0o777;
+        }
+        let (&op, perms) = rest.split_first()?;
+        let mut bits = 0;
+        for &p in perms {
+            bits |= match p {
+                b'r' => 0o444,
+                b'w' => 0o222,
+                b'x' => 0o111,
+                _ => return None,
+            };
+        }
+        bits &= whom;
+        match op {
+            b'=' => allowed = (allowed & !whom) | bits,
+            b'+' => allowed |= bits,
+            b'-' => allowed &= !bits,
+            _ => return None,
+        }
+    }
+    Some(!allowed & 0o777)
 }
 
 /// Applies one word of options, `-abc` or `+abc` (with the name after `-o` or `+o`, the

@@ -33,6 +33,10 @@ pub struct State {
     pub frames: Vec<Vec<(Vec<u8>, Option<Var>)>>,
     /// Enclosing loops (for `break` and `continue`).
     pub loops: u32,
+    /// `trap` actions by condition (`EXIT`, `INT`...), in signal-number order.
+    pub traps: Rc<Vec<(&'static str, Vec<u8>)>>,
+    /// `umask`, once set (there are no files it applies to; it is only remembered).
+    pub umask: Option<u32>,
 }
 
 impl State {
