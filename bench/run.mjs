@@ -16,7 +16,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { putFifo, startWorker } from "../tests/worker/harness.mjs";
+import { TOKEN, putFifo, startWorker } from "../tests/worker/harness.mjs";
+
+// /_/stats answers the operator only.
+const operator = { headers: { Authorization: `Bearer ${TOKEN}` } };
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const NATIVE = path.join(ROOT, "target/native/mkfifo-sh");
@@ -207,12 +210,12 @@ async function envelopeCases(base) {
   rows.push(["256 KiB JSON body, 3 selectors, beyond the same script without them", `${(json256 - base256).toFixed(2)} ms`]);
   rows.push(["256 KiB HTML body, 1 CSS selector, beyond a script without selectors", `${(html256 - base256).toFixed(2)} ms`]);
   // Memory: the isolate's WebAssembly memory after 1,000 different Requests.
-  const before = (await (await fetch(`${base}/_/stats/fifo/bench-small`)).json());
+  const before = (await (await fetch(`${base}/_/stats/fifo/bench-small`, operator)).json());
   for (let i = 0; i < 1000; i++) {
     const r = await fetch(`${base}/bench-small/${i}?n=${i}`, { method: "POST", body: `request number ${i} ${"x".repeat(i % 500)}\n` });
     await r.arrayBuffer();
   }
-  const afterStats = await (await fetch(`${base}/_/stats/fifo/bench-small`)).json();
+  const afterStats = await (await fetch(`${base}/_/stats/fifo/bench-small`, operator)).json();
   const mb = (b) => `${(b / MiB).toFixed(1)} MiB`;
   rows.push(["WebAssembly memory before / after 1,000 Requests", `${mb(before.wasm_memory_bytes)} / ${mb(afterStats.wasm_memory_bytes)}`]);
   rows.push(["the FIFO's SQLite after them (log of 1,000)", mb(afterStats.sqlite_bytes)]);
@@ -307,7 +310,7 @@ async function streamCases(base) {
     return Number(out.toString().trim()) * 1024;
   };
   const mb = (b) => `${(b / MiB).toFixed(1)} MiB`;
-  const memory = async () => (await (await fetch(`${base}/_/stats`)).json()).wasm_memory_bytes;
+  const memory = async () => (await (await fetch(`${base}/_/stats`, operator)).json()).wasm_memory_bytes;
   // In workerd the same 100 MiB bodies are checked by tests/worker/streaming.test.mjs,
   // which asserts the WebAssembly memory stays under 32 MiB.
   rows.push(["100 MiB through `tr a-z A-Z`: peak memory", mb(rss("tr a-z A-Z")), "(tests/worker/streaming.test.mjs)"]);

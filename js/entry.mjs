@@ -48,16 +48,15 @@ function guarded(promise) {
 
 function unavailable(err) {
   const cause = ((err && err.message) || String(err)).replace(/\s*\n\s*/g, " ");
-  return new Response(`503 Service Unavailable: ${cause}\n`, {
-    status: 503,
-    headers: { "Retry-After": "1", "Content-Type": "text/plain; charset=utf-8" },
-  });
+  return plain(503, `Service Unavailable: ${cause}`, { "Retry-After": "1" });
 }
 
-function plain(status, message) {
-  return new Response(`${status} ${message}\n`, {
+// Answers of the entry module say their length, so that a HEAD tells it too.
+function plain(status, message, headers = {}) {
+  const body = new TextEncoder().encode(`${status} ${message}\n`);
+  return new Response(body, {
     status,
-    headers: { "Content-Type": "text/plain; charset=utf-8" },
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(body.byteLength), ...headers },
   });
 }
 
@@ -223,10 +222,7 @@ async function limited(limiter, request) {
   const client = request.headers.get("cf-connecting-ip") || "127.0.0.1";
   const { success } = await limiter.limit({ key: client });
   if (success) return null;
-  return new Response("429 Too Many Requests: try again in a minute\n", {
-    status: 429,
-    headers: { "Retry-After": "60", "Content-Type": "text/plain; charset=utf-8" },
-  });
+  return plain(429, "Too Many Requests: try again in a minute", { "Retry-After": "60" });
 }
 
 async function shell(request, env, ctx) {
@@ -272,6 +268,7 @@ async function route(request, env, ctx) {
 
 export default {
   async fetch(request, env, ctx) {
+    const started = Date.now();
     let resp;
     try {
       resp = await route(request, env, ctx);
@@ -282,7 +279,7 @@ export default {
     if (resp.status >= 400) {
       // One line per failed request, without the query string or a sign-in link's token.
       const path = new URL(request.url).pathname.replace(/^\/_\/signin\/.+/, "/_/signin/...");
-      console.log(`${request.method} ${path} ${resp.status}`);
+      console.log(`${request.method} ${path} ${resp.status} ${Date.now() - started}ms`);
     }
     return resp;
   },

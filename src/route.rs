@@ -114,10 +114,13 @@ pub fn route(method: &str, path: &str, query: &str) -> Result<Route, NoRoute> {
         ["fault", what] => Route::Fault {
             what: what.to_string(),
         },
-        ["api", api @ ..] => Route::Api(api_route(method, api, query).map_err(|e| match e {
-            Some(e) => e,
-            None => NoRoute::new(405, format!("{method} is not allowed on {path}")),
-        })?),
+        // A HEAD is answered as its GET is (the runtime drops the body).
+        ["api", api @ ..] => Route::Api(
+            api_route(if get { "GET" } else { method }, api, query).map_err(|e| match e {
+                Some(e) => e,
+                None => NoRoute::new(405, format!("{method} is not allowed on {path}")),
+            })?,
+        ),
         _ => return Err(NoRoute::new(404, "not found")),
     };
     Ok(chosen)
@@ -275,6 +278,11 @@ mod tests {
             fifo("GET", "/_/api/fifos/a"),
             FifoOp::Get { name: "a".into() }
         );
+        assert_eq!(
+            fifo("HEAD", "/_/api/fifos/a"),
+            FifoOp::Get { name: "a".into() }
+        );
+        assert_eq!(ok("HEAD", "/_/api/tokens"), Route::Api(Api::Tokens));
         assert_eq!(
             fifo("DELETE", "/_/api/fifos/a"),
             FifoOp::Delete { name: "a".into() }

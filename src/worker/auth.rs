@@ -29,6 +29,18 @@ impl Caller {
         }
     }
 
+    /// Passes the operator only: 401 for nobody, 403 for an account.
+    pub fn operator(&self) -> Result<(), Failure> {
+        match self {
+            Caller::Operator => Ok(()),
+            Caller::Account { .. } => Err(Failure::new(
+                403,
+                "this is the operator's route: it needs the operator token",
+            )),
+            Caller::Anonymous => Err(unauthorized()),
+        }
+    }
+
     /// The account of this caller; 401 for nobody, 403 for the operator, who has none.
     pub fn account(&self) -> Result<&Identity, Failure> {
         match self {

@@ -37,10 +37,30 @@ impl Failure {
         let headers = Headers::new();
         headers.set("Content-Type", "text/plain; charset=utf-8")?;
         let body = format!("{} {}\n", self.status, self.message);
-        Ok(Response::from_bytes(body.into_bytes())?
-            .with_status(self.status)
-            .with_headers(headers))
+        whole(self.status, headers, body.into_bytes())
     }
+}
+
+/// An answer whose body is known whole: it says its `Content-Length`, so that a `HEAD`
+/// (whose body the runtime drops) still tells the length a `GET` would get.
+pub fn whole(status: u16, headers: Headers, body: Vec<u8>) -> Result<Response> {
+    headers.set("Content-Length", &body.len().to_string())?;
+    let resp = if body.is_empty() {
+        Response::empty()?
+    } else {
+        Response::from_bytes(body)?
+    };
+    Ok(resp.with_status(status).with_headers(headers))
+}
+
+/// Headers from the name-value pairs of an envelope or a script's CGI block.
+pub fn headers_of(pairs: &[(String, String)]) -> std::result::Result<Headers, Failure> {
+    let h = Headers::new();
+    for (k, v) in pairs {
+        h.append(k, v)
+            .map_err(|e| Failure::new(500, format!("header {k}: {e}")))?;
+    }
+    Ok(h)
 }
 
 /// A session or token that is not (or no longer) good: one answer, whatever the cause.
@@ -66,7 +86,5 @@ pub fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
     body.push(b'\n');
     let headers = Headers::new();
     headers.set("Content-Type", "application/json")?;
-    Ok(Response::from_bytes(body)?
-        .with_status(status)
-        .with_headers(headers))
+    whole(status, headers, body)
 }

@@ -76,8 +76,8 @@ async fn serve(route: Route, req: Request, env: &Env) -> std::result::Result<Res
             with_renewal(&caller, api::handle(api, req, env, &caller).await)
         }
         Route::Shell => shell::handle(req, env).await,
-        Route::Stats => stats(env, None).await,
-        Route::StatsFifo { name } => stats(env, Some(name)).await,
+        Route::Stats => stats(&req, env, None).await,
+        Route::StatsFifo { name } => stats(&req, env, Some(name)).await,
         Route::Fault { what } => fault(env, &what).await,
     }
 }
@@ -111,8 +111,13 @@ pub(crate) fn steps(env: &Env) -> u64 {
 }
 
 /// `/_/stats` (the isolate's WebAssembly memory) and `/_/stats/fifo/NAME` (also that FIFO's
-/// SQLite size and queue), when the operator turned them on with `MKFIFO_STATS=1`.
-async fn stats(env: &Env, fifo: Option<String>) -> std::result::Result<Response, Failure> {
+/// SQLite size and queue), when the operator turned them on with `MKFIFO_STATS=1`; for the
+/// operator's token only, since a FIFO's figures say that it exists.
+async fn stats(
+    req: &Request,
+    env: &Env,
+    fifo: Option<String>,
+) -> std::result::Result<Response, Failure> {
     let on = env
         .var("MKFIFO_STATS")
         .map(|v| v.to_string() == "1")
@@ -120,6 +125,7 @@ async fn stats(env: &Env, fifo: Option<String>) -> std::result::Result<Response,
     if !on {
         return Err(Failure::new(404, "not found"));
     }
+    auth::caller(req, env).await?.operator()?;
     if let Some(name) = fifo {
         let call = FifoCall {
             op: FifoOp::Stats { name },

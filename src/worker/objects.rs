@@ -96,10 +96,5 @@ async fn call_object(
     }
     let status = resp.status_code();
     let body = resp.bytes().await?;
-    let answer = if body.is_empty() {
-        Response::empty()?
-    } else {
-        Response::from_bytes(body)?
-    };
-    Ok(answer.with_status(status).with_headers(copy))
+    Ok(super::http::whole(status, copy, body)?)
 }

@@ -72,9 +72,7 @@ pub async fn handle(mut req: Request, env: &Env) -> Result<Response, Failure> {
     headers.set("X-Exit-Status", &outcome.status.to_string())?;
     headers.set("X-Steps", &outcome.steps.to_string())?;
     headers.set("Cache-Control", "no-store")?;
-    Ok(Response::from_bytes(body)?
-        .with_status(status)
-        .with_headers(headers))
+    Ok(super::http::whole(status, headers, body)?)
 }
 
 /// `%XX` decoding of a query (`+` stays `+`: a script is not a form).

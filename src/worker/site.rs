@@ -25,9 +25,7 @@ pub fn html(status: u16, body: String) -> Answer {
     headers.set("X-Frame-Options", "DENY")?;
     headers.set("Content-Security-Policy", "frame-ancestors 'none'")?;
     headers.set("Referrer-Policy", "no-referrer")?;
-    Ok(Response::from_bytes(body.into_bytes())?
-        .with_status(status)
-        .with_headers(headers))
+    Ok(super::http::whole(status, headers, body.into_bytes())?)
 }
 
 /// A failure as a page.

@@ -3,52 +3,28 @@
 // send it a Request, read its log; another account and nobody cannot see it; API tokens
 // work until revoked; writes from another origin change nothing.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, TOKEN, startWorker, tempDir, until } from "./harness.mjs";
+import { TOKEN, signIn, startWorker, tempDir } from "./harness.mjs";
 
 let worker;
 before(async () => (worker = await startWorker({ env: { TMPDIR: tempDir("mkfifo-accounts-") } })));
 after(() => worker.stop());
 
-function sentFiles() {
-  const re = /send_email binding called with the following message:\s*(\S+\.eml)/g;
-  return [...worker.log().matchAll(re)].map((m) => m[1]);
-}
-
-function read(file) {
-  return JSON.parse(execFileSync("python3", [path.join(ROOT, "tests/mail/read_eml.py"), file], { encoding: "utf8" }));
+// Signs in as a browser would, checking each step the person sees.
+async function signInChecked(email) {
+  const { cookie, setCookie, link, message } = await signIn(worker, email);
+  assert.equal(message.headers.to[0], email.toLowerCase());
+  assert.ok(link.startsWith(worker.base), link);
+  for (const attr of ["HttpOnly", "Secure", "SameSite=Lax", "Path=/"]) assert.ok(setCookie.includes(attr), setCookie);
+  // The page the link opens has the button, and the link works once.
+  const again = await fetch(link, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
+  assert.equal(again.status, 400);
+  assert.match(await again.text(), /used already/);
+  return { cookie, link };
 }
 
 const form = (fields) => new URLSearchParams(fields).toString();
 const formHeaders = (extra = {}) => ({ "Content-Type": "application/x-www-form-urlencoded", Origin: worker.base, ...extra });
-
-// Signs `email` in as a browser would; the session cookie's value.
-async function signIn(email) {
-  const seen = sentFiles().length;
-  const r = await fetch(`${worker.base}/_/signin`, { method: "POST", headers: formHeaders(), body: form({ email }) });
-  assert.equal(r.status, 200, await r.text());
-  const m = read(await until(() => sentFiles()[seen], `the sign-in mail to ${email}`));
-  assert.equal(m.headers.to[0], email.toLowerCase());
-  const link = m.text.match(/https?:\/\/\S+\/_\/signin\/\S+/)[0];
-  assert.ok(link.startsWith(worker.base), link);
-  // Opening the link signs no one in: it shows a button.
-  const page = await fetch(link);
-  assert.equal(page.status, 200);
-  assert.equal(page.headers.get("set-cookie"), null);
-  assert.match(await page.text(), /<form method="post" action="\/_\/signin\//);
-  const done = await fetch(link, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
-  assert.equal(done.status, 303);
-  assert.equal(done.headers.get("location"), "/");
-  const cookie = done.headers.get("set-cookie");
-  for (const attr of ["HttpOnly", "Secure", "SameSite=Lax", "Path=/"]) assert.ok(cookie.includes(attr), cookie);
-  // The link works once.
-  const again = await fetch(link, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
-  assert.equal(again.status, 400);
-  assert.match(await again.text(), /used already/);
-  return { cookie: cookie.split(";")[0], link };
-}
 
 const asCookie = (cookie, method, p, body) =>
   fetch(`${worker.base}${p}`, { method, headers: { Cookie: cookie, Origin: worker.base }, body });
@@ -56,7 +32,7 @@ const asToken = (token, method, p, body) =>
   fetch(`${worker.base}${p}`, { method, headers: { Authorization: `Bearer ${token}` }, body });
 
 test("sign in, make a FIFO, use it, read its log; others cannot see it", async () => {
-  const ada = await signIn("Ada@Example.com");
+  const ada = await signInChecked("Ada@Example.com");
   const home = await (await fetch(`${worker.base}/`, { headers: { Cookie: ada.cookie } })).text();
   assert.match(home, /Signed in as <strong>ada@example.com<\/strong>/);
 
@@ -71,7 +47,7 @@ test("sign in, make a FIFO, use it, read its log; others cannot see it", async (
   assert.deepEqual((await r.json()).fifos.map((f) => f.name), ["ada-shout"]);
   assert.match(await (await fetch(`${worker.base}/`, { headers: { Cookie: ada.cookie } })).text(), /\/ada-shout\//);
 
-  const bob = await signIn("bob@example.org");
+  const bob = await signInChecked("bob@example.org");
   for (const [method, p, body] of [
     ["GET", "/_/api/fifos/ada-shout"],
     ["GET", "/_/api/fifos/ada-shout/log"],
@@ -92,7 +68,7 @@ test("sign in, make a FIFO, use it, read its log; others cannot see it", async (
 });
 
 test("a write with the cookie from another origin changes nothing", async () => {
-  const eve = await signIn("eve@example.net");
+  const eve = await signInChecked("eve@example.net");
   let r = await fetch(`${worker.base}/_/api/fifos/eve-target`, {
     method: "PUT",
     headers: { Cookie: eve.cookie, Origin: "https://evil.example" },
@@ -112,7 +88,7 @@ test("a write with the cookie from another origin changes nothing", async () => 
 });
 
 test("API tokens act as the account until revoked; sign-out ends the session", async () => {
-  const cy = await signIn("cy@example.com");
+  const cy = await signInChecked("cy@example.com");
   let r = await asCookie(cy.cookie, "POST", "/_/api/tokens", JSON.stringify({ name: "ci" }));
   assert.equal(r.status, 201);
   const made = await r.json();

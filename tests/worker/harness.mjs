@@ -1,6 +1,6 @@
 // Test support: starts the real Worker in local workerd (`wrangler dev`) on free ports
 // with a fresh state directory, and small local HTTP servers for destinations.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -40,7 +40,7 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, ti
     [
       "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
       "--show-interactive-dev-session=false", "--persist-to", persist,
-      "--log-level", "info", ...varArgs,
+      "--log-level", "log", ...varArgs,
     ],
     {
       cwd: ROOT,
@@ -106,6 +106,39 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, ti
 export function sendMail(base, from, to, raw) {
   const url = `${base}/cdn-cgi/handler/email?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
   return fetch(url, { method: "POST", body: raw });
+}
+
+// The .eml files that local send_email wrote so far, in order (wrangler logs each path;
+// start the Worker with its own TMPDIR so that they are the test's own).
+export function sentMail(worker) {
+  const re = /send_email binding called with the following message:\s*(\S+\.eml)/g;
+  return [...worker.log().matchAll(re)].map((m) => m[1]);
+}
+
+// A message as Python's `email` package reads it (tests/mail/read_eml.py).
+export function readMail(file) {
+  return JSON.parse(execFileSync("python3", [path.join(ROOT, "tests/mail/read_eml.py"), file], { encoding: "utf8" }));
+}
+
+// Signs `email` in as a browser would: asks for a link, reads it from the message, opens
+// it (which signs no one in), presses its button. The session cookie (`NAME=VALUE`).
+export async function signIn(worker, email) {
+  const seen = sentMail(worker).length;
+  const r = await fetch(`${worker.base}/_/signin`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: worker.base },
+    body: new URLSearchParams({ email }).toString(),
+  });
+  if (r.status !== 200) throw new Error(`sign-in of ${email}: ${r.status} ${await r.text()}`);
+  const message = readMail(await until(() => sentMail(worker)[seen], `the sign-in mail to ${email}`));
+  const link = message.text.match(/https?:\/\/\S+\/_\/signin\/\S+/)[0];
+  const page = await fetch(link);
+  const button = /<form method="post" action="\/_\/signin\//.test(await page.text());
+  if (page.status !== 200 || page.headers.get("set-cookie") || !button) throw new Error(`opening ${link}: ${page.status}`);
+  const done = await fetch(link, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
+  const cookie = done.headers.get("set-cookie");
+  if (done.status !== 303 || !cookie) throw new Error(`signing in by ${link}: ${done.status}`);
+  return { cookie: cookie.split(";")[0], setCookie: cookie, link, message };
 }
 
 // The JSON API with the operator token.

@@ -2,11 +2,9 @@
 // binding. Locally wrangler writes each message to an .eml file under $TMPDIR and logs its
 // path; Python's `email` package reads the files (tests/mail/read_eml.py).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, getLog, putFifo, sendMail, startServer, startWorker, tempDir, until } from "./harness.mjs";
+import { getLog, putFifo, readMail, sendMail, sentMail, startServer, startWorker, tempDir, until } from "./harness.mjs";
 
 const DOMAIN = "mkfifo.localhost";
 let worker, server;
@@ -23,20 +21,10 @@ after(async () => {
   await worker.stop();
 });
 
-// The .eml files written so far, in order.
-function sentFiles() {
-  const re = /send_email binding called with the following message:\s*(\S+\.eml)/g;
-  return [...worker.log().matchAll(re)].map((m) => m[1]);
-}
-
-function read(file) {
-  return JSON.parse(execFileSync("python3", [path.join(ROOT, "tests/mail/read_eml.py"), file], { encoding: "utf8" }));
-}
-
 // The next message sent after `seen` files, read by Python.
 async function nextMail(seen, what) {
-  const file = await until(() => sentFiles()[seen], what);
-  return read(file);
+  const file = await until(() => sentMail(worker)[seen], what);
+  return readMail(file);
 }
 
 const header = (m, name) => (m.headers[name.toLowerCase()] || [])[0];
@@ -47,7 +35,7 @@ test("To: an address sends the script's output with the envelope's headers", asy
     "notify",
     "To: ada@example.com\nSubject: Grüße, $REQUEST_METHOD\nCc: Bob <bob@example.org>\nX-Ticket: 42\n\ntr a-z A-Z\n",
   );
-  const seen = sentFiles().length;
+  const seen = sentMail(worker).length;
   const r = await fetch(`${worker.base}/notify/`, { method: "POST", body: "hello, ada\n" });
   assert.equal(r.status, 202, await r.text());
   const m = await nextMail(seen, "the message of notify");
@@ -73,12 +61,12 @@ test("To: an address sends the script's output with the envelope's headers", asy
 test("HTML, binary bodies and From: within the domain", async () => {
   await putFifo(worker.base, "page", "To: ada@example.com\nContent-Type: text/html\n\nprintf '<p>Hi <b>%s</b></p>\\n' \"$(cat)\"\n");
   await putFifo(worker.base, "blob", "To: ada@example.com\nContent-Type: application/pdf\nFrom: Reports <reports@mkfifo.localhost>\n\nprintf '%%PDF\\377\\000\\001'\n");
-  let seen = sentFiles().length;
+  let seen = sentMail(worker).length;
   await (await fetch(`${worker.base}/page/`, { method: "POST", body: "Ada" })).text();
   const html = await nextMail(seen, "the HTML message");
   assert.equal(html.html, "<p>Hi <b>Ada</b></p>\n");
   assert.equal(html.text, null);
-  seen = sentFiles().length;
+  seen = sentMail(worker).length;
   await (await fetch(`${worker.base}/blob/`, { method: "POST", body: "x" })).text();
   const blob = await nextMail(seen, "the binary message");
   assert.equal(header(blob, "From"), "Reports <reports@mkfifo.localhost>");
@@ -90,7 +78,7 @@ test("HTML, binary bodies and From: within the domain", async () => {
 
 test("a From: outside the domain fails the delivery and says why", async () => {
   await putFifo(worker.base, "spoof", "To: ada@example.com\nFrom: boss@example.com\n\necho hi\n");
-  const seen = sentFiles().length;
+  const seen = sentMail(worker).length;
   const r = await fetch(`${worker.base}/spoof/`, { method: "POST", body: "x" });
   const { id } = await r.json();
   const entry = await until(async () => {
@@ -99,12 +87,12 @@ test("a From: outside the domain fails the delivery and says why", async () => {
     return j.entry.delivery === "failed" && j;
   }, "the failed delivery");
   assert.match(entry.deliveries[0].attempts[0].error, /only from an address of mkfifo\.localhost/);
-  assert.equal(sentFiles().length, seen);
+  assert.equal(sentMail(worker).length, seen);
 });
 
 test("Errors-To: an address mails a short report; Reply-To: an address mails the reply", async () => {
   await putFifo(worker.base, "fails", "To: https://unused.example/\nErrors-To: ops@example.com\n\necho 'disk on fire' >&2; exit 3\n");
-  let seen = sentFiles().length;
+  let seen = sentMail(worker).length;
   const r = await fetch(`${worker.base}/fails/`, { method: "POST", body: "x" });
   const { id } = await r.json();
   const report = await nextMail(seen, "the report");
@@ -115,7 +103,7 @@ test("Errors-To: an address mails a short report; Reply-To: an address mails the
   assert.match(report.text, new RegExp(`https://${DOMAIN}/_/api/fifos/fails/log/${id}`));
 
   await putFifo(worker.base, "asks", `To: ${server.url}/question\nReply-To: ada@example.com\n\ncat\n`);
-  seen = sentFiles().length;
+  seen = sentMail(worker).length;
   await (await fetch(`${worker.base}/asks/`, { method: "POST", body: "a question" })).text();
   const reply = await nextMail(seen, "the reply by mail");
   assert.equal(header(reply, "To"), "ada@example.com");
@@ -139,7 +127,7 @@ function inbound(to, subject, extra = []) {
 
 test("an answer by mail joins the thread; an automatic message gets none (RFC 3834)", async () => {
   await putFifo(worker.base, "answers", "To: $FROM\nReply-To: answers\n\nprintf 'You asked: %s\\n' \"$(cat)\"\n");
-  let seen = sentFiles().length;
+  let seen = sentMail(worker).length;
   const raw = inbound(`answers@${DOMAIN}`, "Help");
   const id = raw.match(/Message-ID: <(.*)>/)[1];
   assert.equal((await sendMail(worker.base, "ada@example.com", `answers@${DOMAIN}`, raw)).status, 200);
@@ -151,7 +139,7 @@ test("an answer by mail joins the thread; an automatic message gets none (RFC 38
   assert.equal(header(m, "Reply-To"), `answers@${DOMAIN}`);
   assert.equal(m.text, "You asked: Question?\n");
 
-  seen = sentFiles().length;
+  seen = sentMail(worker).length;
   const auto = inbound(`answers@${DOMAIN}`, "Out of office", ["Auto-Submitted: auto-replied"]);
   assert.equal((await sendMail(worker.base, "ada@example.com", `answers@${DOMAIN}`, auto)).status, 200);
   const [entry] = await until(async () => {
@@ -162,7 +150,7 @@ test("an answer by mail joins the thread; an automatic message gets none (RFC 38
     headers: { Authorization: "Bearer test-operator-token" },
   })).json();
   assert.match(detail.deliveries[0].attempts[0].error, /Auto-Submitted, RFC 3834/);
-  assert.equal(sentFiles().length, seen);
+  assert.equal(sentMail(worker).length, seen);
 });
 
 test("a FIFO that mails itself stops at the hop limit", async () => {
@@ -171,14 +159,14 @@ test("a FIFO that mails itself stops at the hop limit", async () => {
   let status = 200, rounds = 0;
   // Each message the FIFO sends is handed back to it, as a mail server would.
   for (; rounds < 40 && status === 200; rounds++) {
-    const seen = sentFiles().length;
+    const seen = sentMail(worker).length;
     const r = await sendMail(worker.base, `echoes@${DOMAIN}`, `echoes@${DOMAIN}`, raw);
     status = r.status;
     if (status !== 200) {
       assert.match(await r.text(), /limited to 16 hops/);
       break;
     }
-    const file = await until(() => sentFiles()[seen], `round ${rounds}`);
+    const file = await until(() => sentMail(worker)[seen], `round ${rounds}`);
     raw = (await import("node:fs")).readFileSync(file);
   }
   assert.equal(status, 400);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { Readable } from "node:stream";
-import { startWorker, startServer, putFifo, getLog, until } from "./harness.mjs";
+import { TOKEN, startWorker, startServer, putFifo, getLog, until } from "./harness.mjs";
 
 const MiB = 1024 * 1024;
 let worker;
@@ -48,7 +48,7 @@ async function post(path, blocks) {
 }
 
 async function wasmMemory() {
-  const r = await fetch(`${worker.base}/_/stats`);
+  const r = await fetch(`${worker.base}/_/stats`, { headers: { Authorization: `Bearer ${TOKEN}` } });
   assert.equal(r.status, 200);
   return (await r.json()).wasm_memory_bytes;
 }

@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use futures_util::stream::Stream;
-use worker::{Headers, Response};
+use worker::Response;
 
 use super::store::{self, LogEntry, Store, LOG_BODY_BYTES};
 use crate::envelope::run::{cgi_answer, script_failure, Routed, Streamed};
@@ -23,7 +23,7 @@ use crate::host::LocalFuture;
 use crate::shell::{Outcome, Shell};
 use crate::stream::{ByteStream, Out, Pipe, Stdin};
 use crate::worker::host::{now_ms, WorkerHost};
-use crate::worker::http::Failure;
+use crate::worker::http::{headers_of, whole, Failure};
 
 /// Output held back before an answer starts: a whole pipe's worth.
 pub const HOLD: usize = crate::stream::PIPE_CAPACITY;
@@ -304,17 +304,14 @@ fn respond(routed: Routed, rest: Option<Output>) -> Result<Response, Failure> {
     else {
         return Err(Failure::new(500, "a streamed answer that is not an answer"));
     };
-    let h = Headers::new();
-    for (k, v) in &headers {
-        h.append(k, v)
-            .map_err(|e| Failure::new(500, format!("header {k}: {e}")))?;
-    }
-    let resp = match rest {
-        None => Response::from_bytes(body)?,
-        Some(output) => Response::from_stream(Tail {
+    let h = headers_of(&headers)?;
+    match rest {
+        None => Ok(whole(status, h, body)?),
+        Some(output) => Ok(Response::from_stream(Tail {
             first: (!body.is_empty()).then_some(body),
             output,
-        })?,
-    };
-    Ok(resp.with_status(status).with_headers(h))
+        })?
+        .with_status(status)
+        .with_headers(h)),
+    }
 }

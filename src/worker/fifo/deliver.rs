@@ -85,6 +85,18 @@ pub(super) struct Stored {
     pub thread: Option<Thread>,
 }
 
+impl Stored {
+    /// `outgoing`, sent on behalf of Request `req`: one hop further, in its mail thread.
+    fn on_behalf_of(req: &Incoming, outgoing: Outgoing) -> Self {
+        Stored {
+            outgoing,
+            hops: req.hops + 1,
+            fifo: req.fifo.clone(),
+            thread: thread_of(req),
+        }
+    }
+}
+
 /// The answer to one attempt.
 pub(super) struct Answer {
     pub status: u16,
@@ -99,9 +111,7 @@ impl Answer {
         if let Some(ct) = &self.content_type {
             headers.set("Content-Type", ct)?;
         }
-        Ok(worker::Response::from_bytes(self.body)?
-            .with_status(self.status)
-            .with_headers(headers))
+        Ok(crate::worker::http::whole(self.status, headers, self.body)?)
     }
 }
 
@@ -119,12 +129,7 @@ pub(super) async fn to_fifo_now(
     req: &Incoming,
     outgoing: &Outgoing,
 ) -> Result<Answer, crate::worker::http::Failure> {
-    let stored = Stored {
-        outgoing: outgoing.clone(),
-        hops: req.hops + 1,
-        fifo: req.fifo.clone(),
-        thread: None,
-    };
+    let stored = Stored::on_behalf_of(req, outgoing.clone());
     let key = format!("{}-0", req.request_id);
     Ok(to_fifo(env, name, &stored, &outgoing.body, &key).await?)
 }
@@ -221,12 +226,7 @@ impl Fifo {
             }) => {
                 let reply_to = serde_json::to_string(&reply_to)?;
                 let body = outgoing.body.clone();
-                let stored = Stored {
-                    outgoing,
-                    hops: req.hops + 1,
-                    fifo: req.fifo.clone(),
-                    thread: thread_of(req),
-                };
+                let stored = Stored::on_behalf_of(req, outgoing);
                 add_all(
                     store,
                     &req.request_id,
@@ -439,12 +439,7 @@ pub(super) fn report(
         headers: vec![("Content-Type".into(), "application/json".into())],
         body: Vec::new(),
     };
-    let stored = Stored {
-        outgoing,
-        hops: req.hops + 1,
-        fifo: req.fifo.clone(),
-        thread: thread_of(req),
-    };
+    let stored = Stored::on_behalf_of(req, outgoing);
     add_all(
         store,
         &req.request_id,

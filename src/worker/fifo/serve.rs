@@ -16,7 +16,7 @@ use crate::envelope::{Destination, Incoming, Source};
 use crate::protocol;
 use crate::stream::Stdin;
 use crate::worker::host::{now_ms, WorkerHost, MAX_HOPS};
-use crate::worker::http::{json, Failure};
+use crate::worker::http::{headers_of, json, whole, Failure};
 
 impl Fifo {
     /// A Request written into the FIFO.
@@ -211,7 +211,7 @@ impl Fifo {
                     .header("content-type")
                     .unwrap_or("application/octet-stream"),
             )?;
-            return Ok(Response::from_bytes(incoming.body.clone())?.with_headers(headers));
+            return Ok(whole(200, headers, incoming.body.clone())?);
         }
         let literal = |h: &str| envelope.header(h).map(str::trim) == Some("-");
         // Mail has nobody waiting: only `To: -` runs at once, so that a failing script
@@ -251,14 +251,7 @@ impl Fifo {
             }) => {
                 entry.outcome = Outcome::Answered;
                 entry.response_bytes = body.len();
-                let h = Headers::new();
-                for (k, v) in &headers {
-                    h.append(k, v)
-                        .map_err(|e| Failure::new(500, format!("header {k}: {e}")))?;
-                }
-                Ok(Response::from_bytes(body)?
-                    .with_status(status)
-                    .with_headers(h))
+                Ok(whole(status, headers_of(&headers)?, body)?)
             }
             Ok(Routed::Send {
                 outgoing,
