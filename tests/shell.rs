@@ -514,3 +514,51 @@ fn posix_features_as_dash_and_bash_posix() {
         );
     }
 }
+
+/// `trap`, `umask`, `LINENO`, `times`: what `dash` and `bash --posix` print (either, where
+/// they differ).
+#[test]
+fn traps_umask_lineno_as_dash_and_bash_posix() {
+    let cases: &[(&str, &[(&str, i32)])] = &[
+        (
+            "trap 'echo bye $?' EXIT; echo body; false",
+            &[("body\nbye 1\n", 1)],
+        ),
+        (
+            "trap 'echo bye' 0; trap - EXIT; echo body",
+            &[("body\n", 0)],
+        ),
+        (
+            "(trap 'echo sub' EXIT; echo in); echo out",
+            &[("in\nsub\nout\n", 0)],
+        ),
+        (
+            "trap 'echo first' EXIT; trap 'echo second' EXIT; exit 3",
+            &[("second\n", 3)],
+        ),
+        (
+            "trap 'echo x' INT; trap 'echo y' EXIT; trap",
+            &[("trap -- 'echo y' EXIT\ntrap -- 'echo x' INT\ny\n", 0)],
+        ),
+        (
+            "sh -c 'trap \"echo inner\" EXIT; exit 4'; echo $?",
+            &[("inner\n4\n", 0)],
+        ),
+        (
+            "umask 077; umask; umask -S; umask 022; umask u=rwx,g=rx,o=; umask; umask a-w; umask",
+            &[("0077\nu=rwx,g=,o=\n0027\n0227\n", 0)],
+        ),
+        ("echo $LINENO; echo $LINENO", &[("\n\n", 0), ("1\n1\n", 0)]),
+        ("times >/dev/null; echo $?", &[("0\n", 0)]),
+    ];
+    for (script, expected) in cases {
+        let o = run(script);
+        let got = (String::from_utf8_lossy(&o.stdout).into_owned(), o.status);
+        assert!(
+            expected
+                .iter()
+                .any(|(out, status)| got == (out.to_string(), *status)),
+            "{script}: got {got:?}, want one of {expected:?}"
+        );
+    }
+}

@@ -17,7 +17,7 @@ use crate::error::Status;
 const SPECIALS: &[&str] = &[
     ".", ":", "bash", "break", "builtin", "cd", "command", "continue", "declare", "eval", "exec",
     "exit", "export", "getopts", "let", "local", "pwd", "read", "readonly", "return", "set", "sh",
-    "shift", "shopt", "source", "trap", "type", "typeset", "umask", "unset", "wait",
+    "shift", "shopt", "source", "times", "trap", "type", "typeset", "umask", "unset", "wait",
 ];
 
 /// The special built-in utilities of POSIX (XCU 2.14), sorted: assignments before them
@@ -260,6 +260,11 @@ impl Exec<'_> {
                 Err(Ctl::Exit(status))
             }
             b"trap" => self.trap(args, io),
+            b"times" => {
+                // The shell's and its children's user and system times: no processes run.
+                self.write(io.out, b"0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
+                Ok(0)
+            }
             b"umask" => Ok(self.umask(args, io)),
             b"wait" | b"shopt" => Ok(0),
             b"pwd" => {
