@@ -502,6 +502,10 @@ fn posix_features_as_dash_and_bash_posix() {
             "unset x; FOO=bar exec 2>&1; echo FOO=$FOO",
             &[("FOO=bar\n", 0)],
         ),
+        (
+            "(exec >/dev/null); echo hi1; x=$(exec >&2; echo e); echo \"hi2 [$x]\"; sh -c \"exec >/dev/null\"; echo hi3; y=$(exec 2>&1; echo z >&2); echo \"[$y]\"",
+            &[("hi1\nhi2 []\nhi3\n[z]\n", 0)],
+        ),
     ];
     for (script, expected) in cases {
         let o = run(script);

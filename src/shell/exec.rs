@@ -368,7 +368,7 @@ impl<'s> Exec<'s> {
                 Compound::Subshell(list) => {
                     self.sh.budget.spend(1)?;
                     self.enter()?;
-                    let saved = (self.st.clone(), self.fds.clone());
+                    let saved = (self.st.clone(), self.save_streams());
                     // A subshell does not inherit the EXIT action; one it sets runs as it ends.
                     if self.st.traps.iter().any(|(n, _)| *n == "EXIT") {
                         Rc::make_mut(&mut self.st.traps).retain(|(n, _)| *n != "EXIT");
@@ -377,7 +377,8 @@ impl<'s> Exec<'s> {
                         Ok(s) | Err(Ctl::Exit(s)) => self.run_exit_trap(s, io).await,
                         r => r,
                     };
-                    (self.st, self.fds) = saved;
+                    self.st = saved.0;
+                    self.restore_streams(saved.1);
                     self.depth -= 1;
                     sub_status(r)
                 }
@@ -732,7 +733,8 @@ impl<'s> Exec<'s> {
             self.enter()?;
             self.sinks.push(Out::buffer());
             let idx = self.sinks.len() - 1;
-            let saved = (self.st.clone(), self.fds.clone());
+            let buffer = self.sinks[idx].clone();
+            let saved = (self.st.clone(), self.save_streams());
             let line = self.line;
             let r = self
                 .list(
@@ -744,10 +746,11 @@ impl<'s> Exec<'s> {
                     },
                 )
                 .await;
-            (self.st, self.fds) = saved;
+            self.st = saved.0;
+            self.restore_streams(saved.1);
             self.line = line;
             self.depth -= 1;
-            let mut out = self.sinks[idx].take();
+            let mut out = buffer.take();
             self.sinks.truncate(idx);
             let status = sub_status(r)?;
             self.subst_status = Some(status);

@@ -30,6 +30,14 @@ pub struct Mark {
     fds: Vec<(usize, Fd)>,
 }
 
+/// A shell's streams as a subshell starts: what `exec` in it changes is put back when it
+/// ends (a subshell is a process of its own; its fds are not its parent's).
+pub struct Streams {
+    sinks: Vec<Out>,
+    inputs: Vec<Stdin>,
+    fds: [Fd; 7],
+}
+
 /// Where a duplicated descriptor points: fds 0-2 as the command sees them (no copy is
 /// made of the stream: the index is shared), a higher one as its table entry.
 enum Source {
@@ -46,6 +54,21 @@ impl Exec<'_> {
             sinks: self.sinks.len(),
             fds: Vec::new(),
         }
+    }
+
+    /// The streams as they are, for [`Exec::restore_streams`].
+    pub fn save_streams(&self) -> Streams {
+        Streams {
+            sinks: self.sinks.clone(),
+            inputs: self.inputs.clone(),
+            fds: self.fds.clone(),
+        }
+    }
+
+    pub fn restore_streams(&mut self, saved: Streams) {
+        self.sinks = saved.sinks;
+        self.inputs = saved.inputs;
+        self.fds = saved.fds;
     }
 
     /// Undoes what the redirections since `mark` did.

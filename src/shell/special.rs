@@ -751,6 +751,7 @@ impl Exec<'_> {
             Rc::make_mut(&mut fresh.vars).insert(k.clone(), v.clone());
         }
         let outer = std::mem::replace(&mut self.st, fresh);
+        let streams = self.save_streams();
         let (cond, line) = (self.cond, self.line);
         self.cond = 0;
         let parsed = self.sh.scripts.borrow_mut().get(&script);
@@ -770,6 +771,7 @@ impl Exec<'_> {
             r => r,
         };
         self.st = outer;
+        self.restore_streams(streams);
         self.cond = cond;
         self.line = line;
         self.depth -= 1;
