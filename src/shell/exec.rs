@@ -505,9 +505,6 @@ impl<'s> Exec<'s> {
         } else {
             self.expand_words(&s.words, io).await?
         };
-        if self.st.opts.on(Opt::XTRACE) && !argv.is_empty() {
-            self.trace(&argv, io);
-        }
         let special = argv
             .first()
             .is_some_and(|n| super::special::is_posix_special(n));
@@ -542,15 +539,25 @@ impl<'s> Exec<'s> {
         r
     }
 
-    /// `set -x`: the command about to run, after PS4 (`+ `), quoted as bash quotes it.
+    /// `set -x`: the command about to run (or an assignment, `name=value`), after PS4
+    /// (`+ `), quoted as bash quotes it.
     fn trace(&mut self, argv: &[Vec<u8>], io: Io) {
-        let mut line = self.st.get(b"PS4").unwrap_or(b"+ ").to_vec();
+        if !self.st.opts.on(Opt::XTRACE) {
+            return;
+        }
+        let mut words = Vec::new();
         for (i, a) in argv.iter().enumerate() {
             if i > 0 {
-                line.push(b' ');
+                words.push(b' ');
             }
-            line.extend_from_slice(&super::special::quote_value(a));
+            words.extend_from_slice(&super::special::quote_value(a));
         }
+        self.trace_line(words, io);
+    }
+
+    fn trace_line(&mut self, text: Vec<u8>, io: Io) {
+        let mut line = self.st.get(b"PS4").unwrap_or(b"+ ").to_vec();
+        line.extend_from_slice(&text);
         line.push(b'\n');
         self.write(io.err, &line);
     }
@@ -579,11 +586,13 @@ impl<'s> Exec<'s> {
             return Ok(self.subst_status.unwrap_or(0));
         }
         if s.assigns.is_empty() {
+            self.trace(&argv, io);
             return self.dispatch(&argv, io, true).await;
         }
         if special {
             // Before a special builtin, assignments change the shell (POSIX 2.14).
             self.assign_all(&s.assigns, io).await?;
+            self.trace(&argv, io);
             return self.dispatch(&argv, io, true).await;
         }
         // Assignments before a command hold for that command only, exported.
@@ -605,6 +614,7 @@ impl<'s> Exec<'s> {
             var.value = Some(v);
             var.exported = true;
         }
+        self.trace(&argv, io);
         let r = self.dispatch(&argv, io, true).await;
         self.st.restore(saved);
         r
@@ -612,6 +622,12 @@ impl<'s> Exec<'s> {
 
     async fn assign_value(&mut self, a: &Assign, io: Io) -> R<Vec<u8>> {
         let v = self.expand_string(&a.value, io).await?;
+        if self.st.opts.on(Opt::XTRACE) {
+            let mut shown = a.name.clone();
+            shown.extend_from_slice(if a.append { b"+=" } else { b"=" });
+            shown.extend_from_slice(&super::special::quote_value(&v));
+            self.trace_line(shown, io);
+        }
         if a.append {
             let mut old = self.st.get(&a.name).map(<[u8]>::to_vec).unwrap_or_default();
             old.extend_from_slice(&v);
