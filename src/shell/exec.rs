@@ -541,9 +541,9 @@ impl<'s> Exec<'s> {
 
     /// `set -x`: the command about to run (or an assignment, `name=value`), after PS4
     /// (`+ `), quoted as bash quotes it.
-    fn trace(&mut self, argv: &[Vec<u8>], io: Io) {
+    async fn trace(&mut self, argv: &[Vec<u8>], io: Io) -> R<()> {
         if !self.st.opts.on(Opt::XTRACE) {
-            return;
+            return Ok(());
         }
         let mut words = Vec::new();
         for (i, a) in argv.iter().enumerate() {
@@ -552,14 +552,31 @@ impl<'s> Exec<'s> {
             }
             words.extend_from_slice(&super::special::quote_value(a));
         }
-        self.trace_line(words, io);
+        self.trace_line(words, io).await
     }
 
-    fn trace_line(&mut self, text: Vec<u8>, io: Io) {
-        let mut line = self.st.get(b"PS4").unwrap_or(b"+ ").to_vec();
+    /// Writes PS4, expanded (with tracing off, so that a `$(...)` in it is not traced),
+    /// then `text`.
+    async fn trace_line(&mut self, text: Vec<u8>, io: Io) -> R<()> {
+        let mut line = match self.st.get(b"PS4").map(<[u8]>::to_vec) {
+            None => b"+ ".to_vec(),
+            Some(ps4) => {
+                let word = self.sh.scripts.borrow_mut().template(&ps4);
+                match &*word {
+                    Ok(w) => {
+                        self.st.opts.set(Opt::XTRACE, false);
+                        let r = Box::pin(self.expand_quoted(w, io)).await;
+                        self.st.opts.set(Opt::XTRACE, true);
+                        r?
+                    }
+                    Err(_) => ps4,
+                }
+            }
+        };
         line.extend_from_slice(&text);
         line.push(b'\n');
         self.write(io.err, &line);
+        Ok(())
     }
 
     /// Assignments that stay: alone on a line, or before a special builtin.
@@ -586,13 +603,13 @@ impl<'s> Exec<'s> {
             return Ok(self.subst_status.unwrap_or(0));
         }
         if s.assigns.is_empty() {
-            self.trace(&argv, io);
+            self.trace(&argv, io).await?;
             return self.dispatch(&argv, io, true).await;
         }
         if special {
             // Before a special builtin, assignments change the shell (POSIX 2.14).
             self.assign_all(&s.assigns, io).await?;
-            self.trace(&argv, io);
+            self.trace(&argv, io).await?;
             return self.dispatch(&argv, io, true).await;
         }
         // Assignments before a command hold for that command only, exported.
@@ -614,7 +631,7 @@ impl<'s> Exec<'s> {
             var.value = Some(v);
             var.exported = true;
         }
-        self.trace(&argv, io);
+        self.trace(&argv, io).await?;
         let r = self.dispatch(&argv, io, true).await;
         self.st.restore(saved);
         r
@@ -626,7 +643,7 @@ impl<'s> Exec<'s> {
             let mut shown = a.name.clone();
             shown.extend_from_slice(if a.append { b"+=" } else { b"=" });
             shown.extend_from_slice(&super::special::quote_value(&v));
-            self.trace_line(shown, io);
+            self.trace_line(shown, io).await?;
         }
         if a.append {
             let mut old = self.st.get(&a.name).map(<[u8]>::to_vec).unwrap_or_default();
