@@ -566,3 +566,14 @@ fn traps_umask_lineno_as_dash_and_bash_posix() {
         );
     }
 }
+
+/// `set -x` writes what `bash --posix` writes: PS4 expanded, assignments, words quoted.
+#[test]
+fn xtrace_as_bash_posix() {
+    let o = run(r#"set -x; x="a b"; y=1 echo hi; PS4="+\$LINENO: "; echo "$x""#);
+    assert_eq!(o.stdout, b"hi\na b\n");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "+ x='a b'\n+ y=1\n+ echo hi\n+ PS4='+$LINENO: '\n+1: echo 'a b'\n"
+    );
+}
