@@ -28,28 +28,48 @@ impl Opt {
     pub const POSIX: Opt = Opt(15);
     pub const VI: Opt = Opt(16);
     pub const EMACS: Opt = Opt(17);
+    pub const KEYWORD: Opt = Opt(18);
+    pub const PRIVILEGED: Opt = Opt(19);
+    pub const ONECMD: Opt = Opt(20);
+    pub const ERRTRACE: Opt = Opt(21);
+    pub const HISTEXPAND: Opt = Opt(22);
+    pub const PHYSICAL: Opt = Opt(23);
+    pub const FUNCTRACE: Opt = Opt(24);
+    pub const HISTORY: Opt = Opt(25);
+    pub const INTERACTIVE_COMMENTS: Opt = Opt(26);
 }
 
 /// Every option, in the order `$-` shows the letters (bash's: `ehuxBc` for `set -eux`).
+/// POSIX's, then bash's own (`-k -p -t -E -H -P -T`, taken so that bash scripts that set
+/// them run).
 const TABLE: &[(Opt, Option<u8>, &str)] = &[
     (Opt::ALLEXPORT, Some(b'a'), "allexport"),
     (Opt::NOTIFY, Some(b'b'), "notify"),
     (Opt::ERREXIT, Some(b'e'), "errexit"),
     (Opt::NOGLOB, Some(b'f'), "noglob"),
     (Opt::HASHALL, Some(b'h'), "hashall"),
+    (Opt::KEYWORD, Some(b'k'), "keyword"),
     (Opt::MONITOR, Some(b'm'), "monitor"),
     (Opt::NOEXEC, Some(b'n'), "noexec"),
+    (Opt::PRIVILEGED, Some(b'p'), "privileged"),
+    (Opt::ONECMD, Some(b't'), "onecmd"),
     (Opt::NOUNSET, Some(b'u'), "nounset"),
     (Opt::VERBOSE, Some(b'v'), "verbose"),
     (Opt::XTRACE, Some(b'x'), "xtrace"),
     (Opt::BRACEEXPAND, Some(b'B'), "braceexpand"),
     (Opt::NOCLOBBER, Some(b'C'), "noclobber"),
+    (Opt::ERRTRACE, Some(b'E'), "errtrace"),
+    (Opt::HISTEXPAND, Some(b'H'), "histexpand"),
+    (Opt::PHYSICAL, Some(b'P'), "physical"),
+    (Opt::FUNCTRACE, Some(b'T'), "functrace"),
     (Opt::IGNOREEOF, None, "ignoreeof"),
     (Opt::NOLOG, None, "nolog"),
     (Opt::PIPEFAIL, None, "pipefail"),
     (Opt::POSIX, None, "posix"),
     (Opt::VI, None, "vi"),
     (Opt::EMACS, None, "emacs"),
+    (Opt::HISTORY, None, "history"),
+    (Opt::INTERACTIVE_COMMENTS, None, "interactive-comments"),
 ];
 
 /// The options that are set, as bits.
@@ -57,11 +77,13 @@ const TABLE: &[(Opt, Option<u8>, &str)] = &[
 pub struct Options(u32);
 
 impl Default for Options {
-    /// As a non-interactive bash starts: `hashall` and `braceexpand` on (`$-` is `hBc`).
+    /// As a non-interactive bash starts: `hashall`, `braceexpand` and
+    /// `interactive-comments` on (`$-` is `hBc`).
     fn default() -> Self {
         let mut o = Options(0);
         o.set(Opt::HASHALL, true);
         o.set(Opt::BRACEEXPAND, true);
+        o.set(Opt::INTERACTIVE_COMMENTS, true);
         o
     }
 }
