@@ -567,7 +567,11 @@ impl<'s> Exec<'s> {
                         self.st.opts.set(Opt::XTRACE, false);
                         let r = Box::pin(self.expand_quoted(w, io)).await;
                         self.st.opts.set(Opt::XTRACE, true);
-                        r?
+                        match r {
+                            // An error in PS4 is reported and the command still runs.
+                            Err(Ctl::Abort { .. }) => Vec::new(),
+                            r => r?,
+                        }
                     }
                     Err(_) => ps4,
                 }
