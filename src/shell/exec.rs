@@ -531,8 +531,9 @@ impl<'s> Exec<'s> {
         if argv.len() == 1 && argv[0] == b"exec" {
             // `exec` with only redirections: they stay for the rest of the shell.
             self.keep_redirections(io, new_io, mark);
-            let r = self.assign_all(&s.assigns, io).await;
-            return r.map(|()| self.subst_status.unwrap_or(0));
+            self.assign_all(&s.assigns, io).await?;
+            self.trace(&argv, io).await?;
+            return Ok(self.subst_status.unwrap_or(0));
         }
         let r = self.simple_redirected(s, argv, new_io, special).await;
         self.unwind(mark);
