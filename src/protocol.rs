@@ -125,6 +125,10 @@ pub enum FifoOp {
         name: String,
         request_id: String,
     },
+    /// Open the editor's WebSocket (the request is an upgrade): see `crate::live`.
+    Live {
+        name: String,
+    },
     /// Memory and storage figures (`MKFIFO_STATS=1`).
     Stats {
         name: String,
@@ -154,6 +158,7 @@ impl FifoOp {
             | FifoOp::VarDelete { name, .. }
             | FifoOp::Log { name, .. }
             | FifoOp::LogEntry { name, .. }
+            | FifoOp::Live { name }
             | FifoOp::Stats { name }
             | FifoOp::PassthroughFailed { name, .. }
             | FifoOp::Fault { name } => name,

@@ -11,12 +11,14 @@
 //! | `/_/signin/TOKEN` | POST | sign in: the session cookie, then `/` |
 //! | `/_/signout` | POST | end the session |
 //! | `/_/fifos` | POST | make a FIFO from the home page's form |
+//! | `/_/edit/NAME` | GET, HEAD | the editor of a FIFO |
 //! | `/_/api/account` | GET, DELETE | the caller's account; delete it with its FIFOs |
 //! | `/_/api/fifos` | GET | the caller's FIFOs |
 //! | `/_/api/fifos/NAME` | PUT, GET, DELETE | a FIFO |
 //! | `/_/api/fifos/NAME/vars/KEY` | PUT, DELETE | a variable |
 //! | `/_/api/fifos/NAME/log` | GET | the Request log (`limit`, `before`, `bodies`) |
 //! | `/_/api/fifos/NAME/log/ID` | GET | one Request with its deliveries |
+//! | `/_/api/fifos/NAME/live` | GET | the editor's WebSocket (`crate::live`) |
 //! | `/_/api/tokens` | GET, POST | the account's API tokens; make one |
 //! | `/_/api/tokens/ID` | DELETE | revoke a token |
 //! | `/_/stats`, `/_/stats/fifo/NAME` | GET | memory and storage (`MKFIFO_STATS=1`) |
@@ -35,6 +37,7 @@ pub enum Route {
     SigninFinish { token: String },
     Signout,
     MakeFifo,
+    Edit { name: String },
     Api(Api),
     Stats,
     StatsFifo { name: String },
@@ -106,7 +109,10 @@ pub fn route(method: &str, path: &str, query: &str) -> Result<Route, NoRoute> {
         },
         ["signout"] if post => Route::Signout,
         ["fifos"] if post => Route::MakeFifo,
-        ["signin"] | ["signin", _] | ["signout"] | ["fifos"] => return not_allowed(),
+        ["edit", name] if get => Route::Edit {
+            name: fifo_name(name)?,
+        },
+        ["signin"] | ["signin", _] | ["signout"] | ["fifos"] | ["edit", _] => return not_allowed(),
         ["stats"] if get => Route::Stats,
         ["stats", "fifo", name] if get => Route::StatsFifo {
             name: fifo_name(name)?,
@@ -157,6 +163,7 @@ fn api_route(method: &str, segments: &[&str], query: &str) -> Result<Api, Option
             name: name(n)?,
             request_id: id.to_string(),
         }),
+        (["fifos", n, "live"], "GET") => Api::Fifo(FifoOp::Live { name: name(n)? }),
         (["tokens"], "GET") => Api::Tokens,
         (["tokens"], "POST") => Api::CreateToken,
         (["tokens", id], "DELETE") => Api::RevokeToken {
@@ -171,6 +178,7 @@ fn api_route(method: &str, segments: &[&str], query: &str) -> Result<Api, Option
             | ["fifos", _, "vars", _]
             | ["fifos", _, "log"]
             | ["fifos", _, "log", _]
+            | ["fifos", _, "live"]
             | ["tokens"]
             | ["tokens", _],
             _,
@@ -242,6 +250,7 @@ mod tests {
         );
         assert_eq!(ok("POST", "/_/signout"), Route::Signout);
         assert_eq!(ok("POST", "/_/fifos"), Route::MakeFifo);
+        assert_eq!(ok("GET", "/_/edit/a"), Route::Edit { name: "a".into() });
         assert_eq!(ok("POST", "/bin/sh"), Route::Shell);
         assert_eq!(ok("GET", "/_/stats"), Route::Stats);
         assert_eq!(
@@ -255,6 +264,7 @@ mod tests {
             ("PUT", "/_/signin/x"),
             ("DELETE", "/bin/sh"),
             ("GET", "/_/fifos"),
+            ("POST", "/_/edit/a"),
         ] {
             assert_eq!(status(m, p), 405, "{m} {p}");
         }
@@ -262,6 +272,8 @@ mod tests {
             assert_eq!(status("GET", p), 404, "{p}");
         }
         assert_eq!(status("GET", "/_/stats/fifo/Bad"), 400);
+        assert_eq!(status("GET", "/_/edit/Bad"), 400);
+        assert_eq!(status("GET", "/_/edit/a/b"), 404);
     }
 
     #[test]
@@ -316,6 +328,11 @@ mod tests {
                 .status,
             400
         );
+        assert_eq!(
+            fifo("GET", "/_/api/fifos/a/live"),
+            FifoOp::Live { name: "a".into() }
+        );
+        assert_eq!(status("POST", "/_/api/fifos/a/live"), 405);
         assert_eq!(ok("GET", "/_/api/fifos"), Route::Api(Api::ListFifos));
         assert_eq!(ok("GET", "/_/api/tokens"), Route::Api(Api::Tokens));
         assert_eq!(ok("POST", "/_/api/tokens"), Route::Api(Api::CreateToken));

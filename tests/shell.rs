@@ -332,7 +332,8 @@ fn parse_cache_and_expand() {
     for _ in 0..3 {
         run_with(&mut shell, "echo cached", "", 1000);
     }
-    let (hits, misses) = shell.cache_stats();
+    let (scripts, _) = shell.cache_stats();
+    let (hits, misses) = (scripts.hits, scripts.misses);
     assert_eq!((hits, misses), (2, 1));
     assert!(shell.check(b"echo ok").is_ok());
     assert!(matches!(shell.check(b"echo 'x"), Err(Error::Syntax { .. })));

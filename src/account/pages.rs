@@ -1,6 +1,7 @@
 //! The site's HTML pages: the home page (signed out: the sign-in form; signed in: your
-//! FIFOs and a form to make one), the sign-in steps, and plain messages. Written by hand:
-//! a few small pages need no template engine. Every value is escaped by [`escape`].
+//! FIFOs and a form to make one), the sign-in steps, plain messages, and the editor's
+//! frame (its script, `web/editor/`, fills it in). Written by hand: a few small pages need
+//! no template engine. Every value is escaped by [`escape`].
 
 use crate::protocol::FifoSummary;
 
@@ -25,12 +26,16 @@ pre,code,textarea{font:14px/1.4 ui-monospace,monospace}pre,code{background:#f4f4
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #ddd}\
 textarea{width:100%}input[type=email],input[type=text]{width:20rem;max-width:100%}form{margin:1rem 0}";
 
+/// The site has no icon: this keeps browsers from asking for `/favicon.ico`, which would be
+/// a FIFO's path (and not a valid name).
+const NO_ICON: &str = "<link rel=\"icon\" href=\"data:,\">";
+
 /// A whole page around `body` (already HTML).
 fn page(title: &str, body: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+         <title>{}</title>\n{NO_ICON}\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         escape(title)
     )
 }
@@ -72,7 +77,7 @@ pub fn home_signed_in(email: &str, fifos: &[FifoSummary], now_ms: i64) -> String
                 .map_or_else(|| "never".to_string(), |at| ago(now_ms - at));
             list.push_str(&format!(
                 "<tr><td><a href=\"/{name}/\"><code>/{name}/</code></a></td><td>{last}</td><td>{}</td>\
-                 <td><a href=\"/_/api/fifos/{name}\">envelope</a> · <a href=\"/_/api/fifos/{name}/log\">log</a></td></tr>\n",
+                 <td><a href=\"/_/edit/{name}\">edit</a></td></tr>\n",
                 f.log_entries
             ));
         }
@@ -86,11 +91,55 @@ pub fn home_signed_in(email: &str, fifos: &[FifoSummary], now_ms: i64) -> String
              <h2>Your FIFOs</h2>\n{list}\
              <h2>Make a FIFO</h2>\n\
              <form method=\"post\" action=\"/_/fifos\">\n\
-             <p><label>Name <input type=\"text\" name=\"name\" required pattern=\"[a-z0-9]([a-z0-9-]*[a-z0-9])?\" maxlength=\"63\" placeholder=\"my-fifo\"></label></p>\n\
+             <p><label>Name <input type=\"text\" name=\"name\" required pattern=\"[a-z0-9]([a-z0-9\\-]*[a-z0-9])?\" maxlength=\"63\" placeholder=\"my-fifo\"></label></p>\n\
              <p><label>Envelope<br><textarea name=\"envelope\" rows=\"8\" placeholder=\"To: -&#10;&#10;tr a-z A-Z\"></textarea></label></p>\n\
              <button type=\"submit\">Make it</button>\n</form>\n",
             escape(email)
         ),
+    )
+}
+
+/// The editor of FIFO `name`: the frame that `/assets/editor.js` fills in and drives
+/// (the envelope, the variables, "try it", the live log). No inline script or style: the
+/// page's Content-Security-Policy forbids them.
+pub fn editor(name: &str) -> String {
+    let name = escape(name);
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{name} · mkfifo</title>\n{NO_ICON}\n\
+         <link rel=\"stylesheet\" href=\"/assets/editor.css\">\n\
+         <script type=\"module\" src=\"/assets/editor.js\"></script>\n</head>\n\
+         <body data-fifo=\"{name}\">\n\
+         <header><a href=\"/\">mkfifo</a> / <strong>{name}</strong> \
+         <span id=\"live-state\" role=\"status\">connecting</span></header>\n\
+         <main>\n\
+         <section id=\"envelope\"><h2>Envelope</h2>\n<div id=\"editor\"></div>\n\
+         <p><button type=\"button\" id=\"save\">Save</button> <kbd>Ctrl</kbd>+<kbd>S</kbd> \
+         <output id=\"save-status\" role=\"status\"></output></p></section>\n\
+         <section id=\"vars\"><h2>Variables</h2>\n\
+         <table><thead><tr><th>name</th><th>length</th><th></th></tr></thead>\
+         <tbody id=\"var-list\"></tbody></table>\n\
+         <form id=\"var-form\"><label>Name <input name=\"name\" required pattern=\"[A-Za-z_][A-Za-z0-9_]*\" maxlength=\"64\"></label> \
+         <label>Value <input name=\"value\" type=\"password\" autocomplete=\"off\"></label> \
+         <button type=\"submit\">Set</button> <output id=\"var-status\" role=\"status\"></output></form></section>\n\
+         <section id=\"try\"><h2>Try it</h2>\n\
+         <form id=\"try-form\"><p class=\"request-line\"><select name=\"method\" aria-label=\"method\">\
+         <option>POST</option><option>GET</option><option>PUT</option><option>PATCH</option>\
+         <option>DELETE</option><option>HEAD</option><option>OPTIONS</option></select> \
+         <label>/{name}/<input name=\"path\" aria-label=\"sub-path\" placeholder=\"sub/path?query\"></label> \
+         <button type=\"submit\">Send</button></p>\n\
+         <p><label>Headers (one <code>Name: value</code> a line)<br>\
+         <textarea name=\"headers\" rows=\"2\"></textarea></label></p>\n\
+         <p><label>Body<br><textarea name=\"body\" rows=\"4\"></textarea></label></p></form>\n\
+         <div id=\"try-answer\" hidden></div></section>\n\
+         <section id=\"log\"><h2>Requests</h2>\n\
+         <table><thead><tr><th>time</th><th>method</th><th>path</th><th>status</th>\
+         <th>ms</th><th>bytes</th></tr></thead><tbody id=\"log-list\"></tbody></table>\n\
+         <p id=\"log-gap\" hidden>Some older Requests were missed while away: \
+         <a href=\"/_/api/fifos/{name}/log\">the whole log</a>.</p>\n\
+         <div id=\"log-entry\" hidden></div></section>\n\
+         </main>\n</body>\n</html>\n"
     )
 }
 
@@ -165,6 +214,9 @@ mod tests {
             assert!(!html.contains("<script>"), "{html}");
             assert!(html.contains("&lt;script&gt;"));
         }
+        let html = editor("a\"><x");
+        assert!(html.contains("data-fifo=\"a&quot;&gt;&lt;x\""));
+        assert!(!html.contains("<x"));
         let html = confirm_signin("/_/signin/\"><x");
         assert!(html.contains("action=\"/_/signin/&quot;&gt;&lt;x\""));
     }
@@ -192,6 +244,7 @@ mod tests {
             html.contains("<code>/beta/</code></a></td><td>never</td><td>0</td>"),
             "{html}"
         );
+        assert!(html.contains("<a href=\"/_/edit/alpha\">edit</a>"));
         assert!(html.contains("action=\"/_/fifos\""));
         assert!(html.contains("action=\"/_/signout\""));
         assert!(home_signed_out().contains("action=\"/_/signin\""));

@@ -14,6 +14,14 @@ pub const CAPACITY: usize = 64;
 /// A parse, good or bad.
 pub type Parsed = Rc<Result<Script, Failed>>;
 
+/// A cache's size and use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CacheStats {
+    pub entries: usize,
+    pub hits: u64,
+    pub misses: u64,
+}
+
 /// A least-recently-used map of at most `cap` entries.
 pub struct Lru<V> {
     map: HashMap<Vec<u8>, (V, u64)>,
@@ -56,6 +64,15 @@ impl<V: Clone> Lru<V> {
         }
         self.map.insert(key.to_vec(), (v.clone(), self.tick));
         v
+    }
+
+    /// How full it is and how often it was of use, for `/_/stats`.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            entries: self.map.len(),
+            hits: self.hits,
+            misses: self.misses,
+        }
     }
 
     pub fn len(&self) -> usize {

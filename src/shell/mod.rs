@@ -32,6 +32,7 @@ use crate::builtins::Caches;
 use crate::error::{Error, Status};
 use crate::host::Host;
 use crate::stream::{Out, Stdin};
+pub use cache::CacheStats;
 use cache::ScriptCache;
 use exec::{Ctl, Exec, Shared};
 
@@ -82,6 +83,11 @@ pub struct Outcome {
 }
 
 impl Shell {
+    /// The parse caches of scripts and of header templates.
+    pub fn cache_stats(&self) -> (CacheStats, CacheStats) {
+        (self.scripts.scripts.stats(), self.scripts.templates.stats())
+    }
+
     pub fn new() -> Self {
         Shell::default()
     }
@@ -92,11 +98,6 @@ impl Shell {
             Ok(_) => Ok(()),
             Err(f) => Err(f.error.clone()),
         }
-    }
-
-    /// How often the script cache was hit and missed.
-    pub fn cache_stats(&self) -> (u64, u64) {
-        (self.scripts.scripts.hits, self.scripts.scripts.misses)
     }
 
     /// Runs a whole script over `job.stdin`, and gives its output whole.

@@ -15,6 +15,13 @@ type Answer = Result<Response, Failure>;
 
 pub async fn handle(route: Api, mut req: Request, env: &Env, caller: &Caller) -> Answer {
     match route {
+        Api::Fifo(op @ FifoOp::Live { .. }) => {
+            let call = FifoCall {
+                op,
+                by: caller.access()?,
+            };
+            objects::fifo_socket(env, &call, super::auth::is_upgrade(&req)?).await
+        }
         Api::Fifo(op) => {
             let body = match op {
                 FifoOp::Put { .. } | FifoOp::Create { .. } | FifoOp::VarPut { .. } => {

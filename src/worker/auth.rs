@@ -118,9 +118,11 @@ pub fn site(req: &Request) -> Result<String, Failure> {
 }
 
 /// Refuses (403) a write that a browser could have been tricked into by another site:
-/// see `crate::account::origin`. Reads, and requests with a bearer token, pass.
+/// see `crate::account::origin`. Reads, and requests with a bearer token, pass. A
+/// WebSocket is checked as a write: a page of another site may open one, with the cookie.
 pub fn same_origin(req: &Request) -> Result<(), Failure> {
-    if matches!(req.method(), worker::Method::Get | worker::Method::Head) {
+    let read = matches!(req.method(), worker::Method::Get | worker::Method::Head);
+    if read && !is_upgrade(req)? {
         return Ok(());
     }
     let headers = req.headers();
@@ -133,4 +135,12 @@ pub fn same_origin(req: &Request) -> Result<(), Failure> {
         Some(why) => Err(Failure::new(403, why)),
         None => Ok(()),
     }
+}
+
+/// Whether `req` asks to become a WebSocket.
+pub fn is_upgrade(req: &Request) -> Result<bool, Failure> {
+    Ok(req
+        .headers()
+        .get("upgrade")?
+        .is_some_and(|u| u.eq_ignore_ascii_case("websocket")))
 }

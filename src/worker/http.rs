@@ -24,10 +24,7 @@ impl Failure {
         if self.status == 401 {
             resp.headers_mut().set("WWW-Authenticate", "Bearer")?;
         }
-        if self.status == 503 {
-            resp.headers_mut().set("Retry-After", "1")?;
-        }
-        Ok(resp)
+        retry_after(self.status, resp)
     }
 }
 
@@ -37,8 +34,16 @@ impl Failure {
         let headers = Headers::new();
         headers.set("Content-Type", "text/plain; charset=utf-8")?;
         let body = format!("{} {}\n", self.status, self.message);
-        whole(self.status, headers, body.into_bytes())
+        retry_after(self.status, whole(self.status, headers, body.into_bytes())?)
     }
+}
+
+/// A `503` says when to try again.
+fn retry_after(status: u16, mut resp: Response) -> Result<Response> {
+    if status == 503 {
+        resp.headers_mut().set("Retry-After", "1")?;
+    }
+    Ok(resp)
 }
 
 /// An answer whose body is known whole: it says its `Content-Length`, so that a `HEAD`

@@ -71,6 +71,7 @@ async fn serve(route: Route, req: Request, env: &Env) -> std::result::Result<Res
             let caller = auth::caller(&req, env).await?;
             with_renewal(&caller, site::make_fifo(req, env, &caller).await)
         }
+        Route::Edit { name } => site::edit(&req, env, name).await,
         Route::Api(api) => {
             let caller = auth::caller(&req, env).await?;
             with_renewal(&caller, api::handle(api, req, env, &caller).await)

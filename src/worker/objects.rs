@@ -16,6 +16,18 @@ pub async fn fifo(env: &Env, call: &FifoCall, body: Option<Vec<u8>>) -> Result<R
     call_object(&stub, &format!("FIFO {name}"), &headers, body).await
 }
 
+/// Opens a WebSocket to a FIFO's object (`FifoOp::Live`) when the client asked for an
+/// `upgrade`; the upgraded answer as the client gets it, or the object's refusal.
+pub async fn fifo_socket(env: &Env, call: &FifoCall, upgrade: bool) -> Result<Response, Failure> {
+    let name = call.op.name();
+    let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
+    let mut headers = vec![(protocol::OP, serde_json::to_string(call)?)];
+    if upgrade {
+        headers.push(("upgrade", "websocket".to_string()));
+    }
+    call_object(&stub, &format!("FIFO {name}"), &headers, None).await
+}
+
 /// How to find an account's object.
 pub enum AccountKey<'a> {
     /// By its address (to sign in).
@@ -84,6 +96,13 @@ async fn call_object(
             503,
             format!("{what} failed: {}", cause.trim()),
         ));
+    }
+    if resp.status_code() == 101 {
+        // An accepted WebSocket: its client end goes on to the client.
+        let ws = resp
+            .websocket()
+            .ok_or_else(|| Failure::new(500, format!("{what} upgraded without a WebSocket")))?;
+        return Ok(Response::from_websocket(ws)?);
     }
     // The answer's headers are immutable: copy it without the marker (answers are small).
     let copy = Headers::new();

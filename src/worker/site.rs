@@ -1,5 +1,5 @@
 //! The site a person uses in a browser: the home page, signing in by an emailed link,
-//! signing out, and making a FIFO from the home page's form. Pages are HTML
+//! signing out, making a FIFO from the home page's form, and a FIFO's editor. Pages are HTML
 //! (`crate::account::pages`); a failure is a page too, with its status.
 
 use worker::{Env, Headers, Request, Response};
@@ -12,7 +12,7 @@ use super::objects::{self, AccountKey};
 use crate::account::credential::Credential;
 use crate::account::{address, cookie, pages};
 use crate::envelope::select::form::parse_query;
-use crate::protocol::{AccountOp, FifoOp};
+use crate::protocol::{AccountOp, FifoCall, FifoOp, FifoSummary};
 
 type Answer = Result<Response, Failure>;
 
@@ -183,4 +183,33 @@ fn not_valid() -> Failure {
         400,
         "This sign-in link is not valid. Ask for a new one on the home page.",
     )
+}
+
+/// What the editor's page may load: its own script, style and sockets, nothing inline
+/// but styles (the code editor sets them on its elements).
+const EDITOR_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+     connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// `GET /_/edit/NAME`: the editor, for whoever may see the FIFO (its owner, the operator);
+/// the sign-in page for nobody; 404 for others, as if there were no such FIFO.
+pub async fn edit(req: &Request, env: &Env, name: String) -> Answer {
+    let caller = match auth::caller(req, env).await {
+        Ok(Caller::Anonymous) => return html(200, pages::home_signed_out()),
+        Ok(c) => c,
+        Err(f) if f.status == 401 => {
+            let mut resp = html(200, pages::home_signed_out())?;
+            resp.headers_mut().append("Set-Cookie", &cookie::clear())?;
+            return Ok(resp);
+        }
+        Err(f) => return Err(f),
+    };
+    let call = FifoCall {
+        op: FifoOp::Summary { name },
+        by: caller.access()?,
+    };
+    let fifo: FifoSummary = objects::parsed(objects::fifo(env, &call, None).await?).await?;
+    let mut resp = html(200, pages::editor(&fifo.name))?;
+    resp.headers_mut()
+        .set("Content-Security-Policy", EDITOR_POLICY)?;
+    Ok(resp)
 }

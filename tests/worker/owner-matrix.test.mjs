@@ -67,6 +67,8 @@ const ROUTES = [
   ["GET", () => "/_/api/fifos/mx-owned/log", null, { owner: 200, ownerToken: 200, other: 404, anonymous: 401, operator: 200 }],
   ["GET", () => `/_/api/fifos/mx-owned/log/${logId}`, null, { owner: 200, ownerToken: 200, other: 404, anonymous: 401, operator: 200 }],
   ["DELETE", (c) => `/_/api/fifos/mx-del-${c.toLowerCase()}`, null, { owner: 204, ownerToken: 204, other: 404, anonymous: 401, operator: 204 }],
+  ["GET", () => "/_/edit/mx-owned", null, { owner: 200, ownerToken: 200, other: 404, anonymous: 200, operator: 200 }],
+  ["GET", () => "/_/api/fifos/mx-owned/live", null, { owner: 426, ownerToken: 426, other: 404, anonymous: 401, operator: 426 }],
   ["GET", () => "/_/api/tokens", null, { owner: 200, ownerToken: 200, other: 200, anonymous: 401, operator: 403 }],
   ["POST", () => "/_/api/tokens", (c) => JSON.stringify({ name: `new-${c}` }), { owner: 201, ownerToken: 201, other: 201, anonymous: 401, operator: 403 }],
   ["DELETE", (c) => `/_/api/tokens/${ownerTokens[c]}`, null, { owner: 204, ownerToken: 204, other: 404, anonymous: 401, operator: 403 }],

@@ -298,12 +298,14 @@ fn unreachable_outcome() -> Outcome {
 fn respond(routed: Routed, rest: Option<Output>) -> Result<Response, Failure> {
     let Routed::Answer {
         status,
-        headers,
+        mut headers,
         body,
     } = routed
     else {
         return Err(Failure::new(500, "a streamed answer that is not an answer"));
     };
+    let whole_body = rest.is_none().then_some(&body[..]);
+    crate::conditional::resolve_auto_etag(&mut headers, whole_body);
     let h = headers_of(&headers)?;
     match rest {
         None => Ok(whole(status, h, body)?),

@@ -4,22 +4,27 @@
 
 mod answer;
 mod deliver;
+mod gate;
+mod live;
 mod mail;
 mod serve;
 mod store;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use serde::Deserialize;
-use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
+use worker::{
+    durable_object, DurableObject, Env, Request, Response, Result, State, WebSocket,
+    WebSocketIncomingMessage,
+};
 
 use super::host::{now_ms, WorkerHost};
 use super::http::{json, Failure};
 use crate::envelope::run::{self, Plan};
 use crate::envelope::{self, Compiled, Destination, Incoming};
 use crate::protocol::{self, FifoCall, FifoOp, FifoSummary};
-use crate::shell::Shell;
+use crate::shell::{CacheStats, Shell};
 use store::{DeliveryState, Store};
 
 /// The largest Request body a FIFO holds whole (to store it, or to pick values out of it);
@@ -32,23 +37,37 @@ pub const MAX_STREAMED_BODY: usize = 100 * 1024 * 1024;
 
 #[durable_object]
 pub struct Fifo {
-    state: State,
+    /// Shared with the store's listener, which tells the editors of each logged Request.
+    state: Rc<State>,
     env: Env,
     /// The parsed envelope and the `updated_at` it was parsed at.
     envelope: RefCell<Option<(i64, Rc<Compiled>)>>,
     /// The shell, kept for its parse caches. It is taken out while a script runs: another
     /// Request may arrive while one waits on the network, and gets a fresh shell.
     shell: Rc<RefCell<Option<Shell>>>,
+    /// Takes turns among large bodies held whole.
+    gate: gate::Gate,
+    /// Since the object started, for `/_/stats`.
+    counts: Counts,
+}
+
+/// What the object did since it started.
+#[derive(Default)]
+struct Counts {
+    requests: Cell<u64>,
+    envelope: Cell<CacheStats>,
 }
 
 impl DurableObject for Fifo {
     fn new(state: State, env: Env) -> Self {
         super::install_panic_bridge();
         Fifo {
-            state,
+            state: Rc::new(state),
             env,
             envelope: RefCell::new(None),
             shell: Rc::default(),
+            gate: gate::Gate::default(),
+            counts: Counts::default(),
         }
     }
 
@@ -70,11 +89,43 @@ impl DurableObject for Fifo {
         resp.headers_mut().set(protocol::OBJECT, "1")?;
         Ok(resp)
     }
+
+    async fn websocket_message(
+        &self,
+        ws: WebSocket,
+        message: WebSocketIncomingMessage,
+    ) -> Result<()> {
+        self.live_message(&ws, message)
+    }
+
+    async fn websocket_close(
+        &self,
+        ws: WebSocket,
+        code: usize,
+        reason: String,
+        _was_clean: bool,
+    ) -> Result<()> {
+        live::answer_close(&ws, code, &reason);
+        Ok(())
+    }
+
+    async fn websocket_error(&self, ws: WebSocket, error: worker::Error) -> Result<()> {
+        worker::console_error!("an editor's WebSocket failed: {error}");
+        live::answer_close(&ws, 1011, "the connection failed");
+        Ok(())
+    }
 }
 
 impl Fifo {
+    /// The object's storage; changes to the Request log go to the open editors.
     pub(super) fn store(&self) -> Store {
-        Store::new(self.state.storage().sql())
+        let sql = self.state.storage().sql();
+        let state = self.state.clone();
+        let listened = sql.clone();
+        Store::telling(
+            sql,
+            Rc::new(move |change| live::announce(&state, &listened, change)),
+        )
     }
 
     /// An operation of the JSON API, for the caller the Worker found. A FIFO the caller
@@ -105,7 +156,9 @@ impl Fifo {
                 let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
                 let checked = envelope::compile(&text, &mut shell);
                 self.shell.borrow_mut().replace(shell);
-                checked.map_err(|e| Failure::new(400, format!("envelope: {e}")))?;
+                if let Err(e) = checked {
+                    return Ok(refused_envelope(&e)?);
+                }
                 let created = store.put_fifo(&name, &text, by.owner(), now)?;
                 let status = if created { 201 } else { 200 };
                 Ok(json(
@@ -146,6 +199,7 @@ impl Fifo {
                 self.state.storage().delete_alarm().await?;
                 self.state.storage().delete_all().await?;
                 self.envelope.replace(None);
+                self.close_editors();
                 Ok(Response::empty()?.with_status(204))
             }
             FifoOp::PassthroughFailed { request_id, .. } => {
@@ -205,14 +259,37 @@ impl Fifo {
                     &serde_json::json!({ "name": key, "length": value.len() }),
                 )?)
             }
+            FifoOp::Live { .. } => {
+                visible()?;
+                if !super::auth::is_upgrade(&req)? {
+                    return Err(Failure::new(
+                        426,
+                        "this is a WebSocket: ask for it with Upgrade: websocket",
+                    ));
+                }
+                self.open_live()
+            }
             FifoOp::Stats { .. } => {
                 visible()?;
+                // The shell is out while a script runs: its caches are then not counted.
+                let (scripts, templates) = self
+                    .shell
+                    .borrow()
+                    .as_ref()
+                    .map(Shell::cache_stats)
+                    .unwrap_or_default();
                 Ok(json(
                     200,
                     &serde_json::json!({
                         "wasm_memory_bytes": super::wasm_memory_bytes(),
                         "sqlite_bytes": self.state.storage().sql().database_size(),
                         "log_entries": store.log_len()?,
+                        "deliveries_pending": store.pending_deliveries()?,
+                        "requests_since_start": self.counts.requests.get(),
+                        "envelope_cache": self.counts.envelope.get(),
+                        "script_cache": scripts,
+                        "template_cache": templates,
+                        "websockets": self.state.get_websockets().len(),
                     }),
                 )?)
             }
@@ -250,11 +327,17 @@ impl Fifo {
 
     /// The envelope of the FIFO, parsed once per version of its text.
     fn compiled(&self, row: &store::FifoRow) -> std::result::Result<Rc<Compiled>, Failure> {
+        let mut use_of_cache = self.counts.envelope.get();
+        use_of_cache.entries = 1;
         if let Some((at, env)) = self.envelope.borrow().as_ref() {
             if *at == row.updated_at {
+                use_of_cache.hits += 1;
+                self.counts.envelope.set(use_of_cache);
                 return Ok(env.clone());
             }
         }
+        use_of_cache.misses += 1;
+        self.counts.envelope.set(use_of_cache);
         let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
         let compiled = envelope::compile(&row.envelope, &mut shell);
         self.shell.borrow_mut().replace(shell);
@@ -295,4 +378,15 @@ fn header(req: &Request, name: &str) -> std::result::Result<String, Failure> {
     req.headers()
         .get(name)?
         .ok_or_else(|| Failure::new(400, format!("missing {name}")))
+}
+
+/// 400 for an envelope that does not compile: `{"error": ...}`, with the `line` and
+/// `column` (from 1) of a syntax error, for the editor to point at.
+fn refused_envelope(e: &crate::error::Error) -> Result<Response> {
+    let mut answer = serde_json::json!({ "error": format!("envelope: {e}") });
+    if let crate::error::Error::Syntax { line, column, .. } = e {
+        answer["line"] = (*line).into();
+        answer["column"] = (*column).into();
+    }
+    json(400, &answer)
 }

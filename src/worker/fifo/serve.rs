@@ -9,8 +9,10 @@ use worker::{Headers, Request, Response};
 
 use super::answer::{self, BodyStream};
 use super::deliver::to_fifo_now;
+use super::gate;
 use super::store::{DeliveryState, LogEntry, Outcome};
 use super::{header, Fifo, MAX_BODY, MAX_STREAMED_BODY};
+use crate::conditional::{self, Conditions};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
 use crate::protocol;
@@ -19,8 +21,35 @@ use crate::worker::host::{now_ms, WorkerHost, MAX_HOPS};
 use crate::worker::http::{headers_of, json, whole, Failure};
 
 impl Fifo {
-    /// A Request written into the FIFO.
-    pub(super) async fn serve(&self, mut req: Request) -> Result<Response, Failure> {
+    /// A Request written into the FIFO, answered `304` where its conditions say so.
+    pub(super) async fn serve(&self, req: Request) -> Result<Response, Failure> {
+        self.counts.requests.set(self.counts.requests.get() + 1);
+        let method = req.method().to_string();
+        let asks = Conditions {
+            if_none_match: req.headers().get("if-none-match")?,
+            if_modified_since: req.headers().get("if-modified-since")?,
+        };
+        let resp = self.serve_request(req).await?;
+        let headers = resp.headers();
+        let (etag, modified) = (headers.get("etag")?, headers.get("last-modified")?);
+        if !asks.not_modified(
+            &method,
+            resp.status_code(),
+            etag.as_deref(),
+            modified.as_deref(),
+        ) {
+            return Ok(resp);
+        }
+        let kept = Headers::new();
+        for name in conditional::KEPT_BY_304 {
+            if let Some(value) = headers.get(name)? {
+                kept.set(name, &value)?;
+            }
+        }
+        Ok(Response::empty()?.with_status(304).with_headers(kept))
+    }
+
+    async fn serve_request(&self, mut req: Request) -> Result<Response, Failure> {
         let started = now_ms();
         let store = self.store();
         let name = header(&req, protocol::FIFO)?;
@@ -36,13 +65,7 @@ impl Fifo {
         }
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
-        let body = req.bytes().await?;
-        if body.len() > MAX_BODY {
-            return Err(Failure::new(
-                413,
-                format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
-            ));
-        }
+        let (body, _held_until_answered) = gate::read_held(&self.gate, &mut req, MAX_BODY).await?;
         let mut incoming = incoming(&req, &name, body)?;
         self.read_mail(&mut incoming);
         self.read_mail_again(&req, &mut incoming);
@@ -94,6 +117,9 @@ impl Fifo {
         if source != Source::Http || hops > MAX_HOPS || !run::streams_answer(envelope) {
             return Ok(None);
         }
+        // A body held whole keeps its place in the gate while the answer is worked out
+        // (it lives on in the script's stdin while the answer streams).
+        let mut held = None;
         let (body, stdin, seen) = if run::streams_body(envelope) {
             match req.inner().body() {
                 None => (Vec::new(), Stdin::default(), None),
@@ -103,13 +129,8 @@ impl Fifo {
                 }
             }
         } else {
-            let body = req.bytes().await?;
-            if body.len() > MAX_BODY {
-                return Err(Failure::new(
-                    413,
-                    format!("a Request body holds at most {} MiB", MAX_BODY >> 20),
-                ));
-            }
+            let (body, permit) = gate::read_held(&self.gate, req, MAX_BODY).await?;
+            held = permit;
             (body.clone(), Stdin::bytes(body), None)
         };
         let incoming = incoming(req, name, body)?;
@@ -181,6 +202,7 @@ impl Fifo {
             },
         )
         .await;
+        drop(held);
         Ok(Some(answer.or_else(Failure::into_text_response)?))
     }
 
@@ -251,6 +273,8 @@ impl Fifo {
             }) => {
                 entry.outcome = Outcome::Answered;
                 entry.response_bytes = body.len();
+                let mut headers = headers;
+                conditional::resolve_auto_etag(&mut headers, Some(&body));
                 Ok(whole(status, headers_of(&headers)?, body)?)
             }
             Ok(Routed::Send {
@@ -450,6 +474,8 @@ fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
         method: incoming.method.clone(),
         path: format!("/{name}{}", incoming.path_info),
         request_bytes: incoming.body.len(),
+        headers: incoming.headers.clone(),
+        query: incoming.query.clone(),
         body: incoming.body.clone(),
         ..LogEntry::default()
     }
@@ -458,5 +484,7 @@ fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
 /// Reads what is left of a Request's body and drops it, so that an early answer does not
 /// cut the caller's upload short.
 async fn drain(req: &mut Request) {
-    let _ = req.bytes().await;
+    if let Ok(mut stream) = req.stream() {
+        let _ = gate::drain(&mut stream).await;
+    }
 }

@@ -2,6 +2,8 @@
 //! row, its variables and its Request log. A FIFO that does not exist has no tables at
 //! all: looking at a missing FIFO writes nothing.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 use worker::{SqlStorage, SqlStorageValue};
 
@@ -80,6 +82,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE log ADD COLUMN subject TEXT NOT NULL DEFAULT '';",
     // 4: the account that owns the FIFO (NULL: the operator's).
     "ALTER TABLE fifo ADD COLUMN owner TEXT;",
+    // 5: a Request's headers (JSON pairs; credentials not kept) and query, for the editor.
+    "ALTER TABLE log ADD COLUMN headers TEXT NOT NULL DEFAULT '';
+    ALTER TABLE log ADD COLUMN query TEXT NOT NULL DEFAULT '';",
 ];
 
 /// How many Requests the log keeps; the oldest are dropped first.
@@ -94,7 +99,27 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 #[derive(Clone)]
 pub struct Store {
     sql: SqlStorage,
+    /// Told of each new or changed log entry (the editors' live log).
+    on_log: Option<LogListener>,
 }
+
+/// What is told of changes to the Request log.
+pub type LogListener = Rc<dyn Fn(LogChange)>;
+
+/// A change to the Request log.
+#[derive(Debug, Clone, Copy)]
+pub enum LogChange<'a> {
+    /// A Request was logged: its entry's id.
+    Added(i64),
+    /// A Request's entry changed: its Request id.
+    Updated(&'a str),
+}
+
+/// Request headers whose values the log never keeps: a caller's credentials.
+const UNKEPT_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
+
+/// The most of a Request's headers that the log keeps.
+const LOG_HEADER_BYTES: usize = 16 * 1024;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FifoRow {
@@ -190,6 +215,9 @@ pub struct LogEntry {
     pub delivery: DeliveryState,
     /// Why the Request failed, if it did.
     pub error: String,
+    pub headers: Vec<(String, String)>,
+    /// The query string, without `?`.
+    pub query: String,
     pub body: Vec<u8>,
     /// For mail: the From address and the Subject.
     pub mail_from: String,
@@ -222,11 +250,41 @@ pub struct LogRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
     pub body_cut: bool,
+    /// The Request's headers as `[name, value]` pairs, and its query, with the body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headers: Option<Vec<(String, String)>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+}
+
+/// Which entries of the log a query reads.
+#[derive(Clone, Copy)]
+enum Among<'a> {
+    /// The newest before an id (all when `None`), newest first.
+    Before(Option<i64>),
+    /// Those after an id, oldest first.
+    After(i64),
+    Id(i64),
+    RequestId(&'a str),
 }
 
 impl Store {
     pub fn new(sql: SqlStorage) -> Self {
-        Store { sql }
+        Store { sql, on_log: None }
+    }
+
+    /// A store that tells `on_log` of each change to the Request log.
+    pub fn telling(sql: SqlStorage, on_log: LogListener) -> Self {
+        Store {
+            sql,
+            on_log: Some(on_log),
+        }
+    }
+
+    fn tell(&self, change: LogChange) {
+        if let Some(on_log) = &self.on_log {
+            on_log(change);
+        }
     }
 
     /// The schema version of this object: 0 when it has never held a FIFO.
@@ -344,8 +402,8 @@ impl Store {
             .exec(
                 "INSERT INTO log (request_id, at, source, method, path, status, request_bytes,
                     response_bytes, duration_ms, outcome, body, body_cut, steps, delivery, error,
-                    mail_from, subject)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    mail_from, subject, headers, query)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 vec![
                     entry.request_id.as_str().into(),
                     entry.at.into(),
@@ -364,6 +422,8 @@ impl Store {
                     entry.error.as_str().into(),
                     entry.mail_from.as_str().into(),
                     entry.subject.as_str().into(),
+                    kept_headers(&entry.headers).into(),
+                    entry.query.as_str().into(),
                 ],
             )?
             .one::<Id>()?
@@ -375,6 +435,7 @@ impl Store {
         if id % 100 == 0 {
             self.forget_finished()?;
         }
+        self.tell(LogChange::Added(id));
         Ok(id)
     }
 
@@ -385,13 +446,31 @@ impl Store {
         before: Option<i64>,
         with_bodies: bool,
     ) -> worker::Result<Vec<LogRow>> {
-        self.log_query(limit, before, with_bodies, None)
+        self.log_query(limit, Among::Before(before), with_bodies)
+    }
+
+    /// At most `limit` entries logged after entry `after`, oldest first (without bodies).
+    pub fn log_after(&self, after: i64, limit: i64) -> worker::Result<Vec<LogRow>> {
+        self.log_query(limit, Among::After(after), false)
     }
 
     /// The log entry of one Request, by its id.
     pub fn log_entry(&self, request_id: &str) -> worker::Result<Option<LogRow>> {
         Ok(self
-            .log_query(1, None, true, Some(request_id))?
+            .log_query(1, Among::RequestId(request_id), true)?
+            .into_iter()
+            .next())
+    }
+
+    /// A log entry as a list shows it (without its body), by the entry's id.
+    pub fn log_row(&self, id: i64) -> worker::Result<Option<LogRow>> {
+        Ok(self.log_query(1, Among::Id(id), false)?.into_iter().next())
+    }
+
+    /// A log entry as a list shows it, by its Request's id.
+    pub fn log_row_of(&self, request_id: &str) -> worker::Result<Option<LogRow>> {
+        Ok(self
+            .log_query(1, Among::RequestId(request_id), false)?
             .into_iter()
             .next())
     }
@@ -399,27 +478,28 @@ impl Store {
     fn log_query(
         &self,
         limit: i64,
-        before: Option<i64>,
+        among: Among,
         with_bodies: bool,
-        request_id: Option<&str>,
     ) -> worker::Result<Vec<LogRow>> {
-        let body = if with_bodies { "body" } else { "NULL" };
-        let only = if request_id.is_some() {
-            "AND request_id = ?"
+        let (body, headers, query) = if with_bodies {
+            ("body", "headers", "query")
         } else {
-            ""
+            ("NULL", "NULL", "NULL")
+        };
+        let (filter, order, key): (&str, &str, SqlStorageValue) = match among {
+            Among::Before(before) => ("id < ?", "DESC", before.unwrap_or(MAX_SAFE_INTEGER).into()),
+            Among::After(after) => ("id > ?", "ASC", after.into()),
+            Among::Id(id) => ("id = ?", "DESC", id.into()),
+            Among::RequestId(id) => ("request_id = ?", "DESC", id.into()),
         };
         let query = format!(
             "SELECT id, request_id, at, source, method, path, status, request_bytes, response_bytes,
-                duration_ms, outcome, {body}, body_cut, steps, delivery, error, mail_from, subject
-             FROM log WHERE id < ? {only} ORDER BY id DESC LIMIT ?"
+                duration_ms, outcome, {body}, body_cut, steps, delivery, error, mail_from, subject,
+                {headers}, {query}
+             FROM log WHERE {filter} ORDER BY id {order} LIMIT ?"
         );
         let mut rows = Vec::new();
-        let mut bindings: Vec<SqlStorageValue> = vec![before.unwrap_or(MAX_SAFE_INTEGER).into()];
-        if let Some(id) = request_id {
-            bindings.push(id.into());
-        }
-        bindings.push(limit.into());
+        let bindings: Vec<SqlStorageValue> = vec![key, limit.into()];
         for row in self.sql.exec(&query, bindings)?.raw() {
             let row = row?;
             let int = |i: usize| match row.get(i) {
@@ -451,21 +531,28 @@ impl Store {
                 error: text(15),
                 mail_from: text(16),
                 subject: text(17),
+                headers: with_bodies.then(|| serde_json::from_str(&text(18)).unwrap_or_default()),
+                query: with_bodies.then(|| text(19)),
             });
         }
         Ok(rows)
     }
 
     pub fn log_len(&self) -> worker::Result<i64> {
+        self.count("SELECT count(*) AS n FROM log")
+    }
+
+    /// Deliveries not yet made nor given up.
+    pub fn pending_deliveries(&self) -> worker::Result<i64> {
+        self.count("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'")
+    }
+
+    fn count(&self, query: &str) -> worker::Result<i64> {
         #[derive(Deserialize)]
         struct Count {
             n: i64,
         }
-        Ok(self
-            .sql
-            .exec("SELECT count(*) AS n FROM log", None)?
-            .one::<Count>()?
-            .n)
+        Ok(self.sql.exec(query, None)?.one::<Count>()?.n)
     }
 }
 
@@ -694,6 +781,7 @@ impl Store {
                 request_id.into(),
             ],
         )?;
+        self.tell(LogChange::Updated(request_id));
         Ok(())
     }
 
@@ -788,4 +876,24 @@ fn value_bytes(v: &SqlStorageValue) -> Vec<u8> {
         SqlStorageValue::Boolean(b) => (*b as u8).to_string().into_bytes(),
         SqlStorageValue::Null => Vec::new(),
     }
+}
+
+/// The headers a log entry keeps, as JSON pairs: credentials only by their length, and
+/// no more than [`LOG_HEADER_BYTES`] in all.
+fn kept_headers(headers: &[(String, String)]) -> String {
+    let mut kept = Vec::new();
+    let mut size = 0;
+    for (name, value) in headers {
+        let value = if UNKEPT_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            format!("({} bytes, not kept)", value.len())
+        } else {
+            value.clone()
+        };
+        size += name.len() + value.len();
+        if size > LOG_HEADER_BYTES {
+            break;
+        }
+        kept.push((name.clone(), value));
+    }
+    serde_json::to_string(&kept).unwrap_or_default()
 }

@@ -1,0 +1,160 @@
+// The editor without a browser: its page is the owner's only; its WebSocket is refused
+// without a session, from another origin and to another account; it pushes each logged
+// Request at once, and a socket that comes back catches up by log id.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { after, before, test } from "node:test";
+import { signIn, startWorker, tempDir } from "./harness.mjs";
+import { openLive } from "./editor-support.mjs";
+
+let worker, ada, bob;
+before(async () => {
+  worker = await startWorker({ env: { TMPDIR: tempDir("mkfifo-editor-") } });
+  ada = (await signIn(worker, "ada@example.com")).cookie;
+  bob = (await signIn(worker, "bob@example.com")).cookie;
+});
+after(() => worker.stop());
+
+const as = (cookie, method, p, body) =>
+  fetch(`${worker.base}${p}`, { method, headers: { Cookie: cookie, Origin: worker.base }, body });
+
+async function makeFifo(cookie, name, envelope) {
+  const r = await as(cookie, "PUT", `/_/api/fifos/${name}`, envelope);
+  assert.equal(r.status, 201, await r.text());
+}
+
+test("the editor's page is its owner's; nobody gets the sign-in form, others a 404", async () => {
+  await makeFifo(ada, "ada-page", "To: -\n\ncat\n");
+  let r = await as(ada, "GET", "/_/edit/ada-page");
+  assert.equal(r.status, 200);
+  const policy = r.headers.get("content-security-policy");
+  assert.match(policy, /script-src 'self'(;|$)/);
+  assert.match(policy, /frame-ancestors 'none'/);
+  const html = await r.text();
+  assert.match(html, /<body data-fifo="ada-page">/);
+  assert.match(html, /<script type="module" src="\/assets\/editor.js"><\/script>/);
+  assert.doesNotMatch(html, /\son[a-z]+=/, "no inline event handlers");
+  r = await fetch(`${worker.base}/assets/editor.js`);
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get("content-type"), /javascript/);
+  assert.ok((await r.text()).length > 100_000, "CodeMirror is bundled in");
+  r = await fetch(`${worker.base}/_/edit/ada-page`);
+  assert.equal(r.status, 200);
+  assert.match(await r.text(), /action="\/_\/signin"/);
+  r = await as(bob, "GET", "/_/edit/ada-page");
+  assert.equal(r.status, 404);
+  r = await as(ada, "GET", "/_/edit/no-such-fifo");
+  assert.equal(r.status, 404);
+  const home = await (await as(ada, "GET", "/")).text();
+  assert.match(home, /<a href="\/_\/edit\/ada-page">edit<\/a>/);
+});
+
+test("a refused envelope names the line and column of its error", async () => {
+  await makeFifo(ada, "ada-syntax", "To: -\n\ncat\n");
+  const script = "echo ok\necho )\n";
+  // bash names the script's line; the script starts on the envelope's line 3.
+  let bashLine;
+  try {
+    execFileSync("bash", ["-n"], { input: script, stdio: ["pipe", "pipe", "pipe"] });
+  } catch (e) {
+    bashLine = Number(String(e.stderr).match(/line (\d+)/)[1]);
+  }
+  assert.equal(bashLine, 2);
+  const r = await as(ada, "PUT", "/_/api/fifos/ada-syntax", `To: -\n\n${script}`);
+  assert.equal(r.status, 400);
+  const refused = await r.json();
+  assert.equal(refused.line, bashLine + 2);
+  assert.ok(refused.column >= 1, JSON.stringify(refused));
+  assert.ok(refused.error.includes(`line ${refused.line}, column ${refused.column}`), refused.error);
+});
+
+test("the live log is refused without a session, from another origin, to another account", async () => {
+  await makeFifo(ada, "ada-guarded", "To: -\n\ncat\n");
+  const refusal = (headers) => openLive(worker, "ada-guarded", headers).then(
+    (ws) => (ws.close(), 101),
+    (e) => e.status,
+  );
+  assert.equal(await refusal({ Origin: worker.base }), 401);
+  assert.equal(await refusal({ Cookie: ada, Origin: "https://evil.example" }), 403);
+  assert.equal(await refusal({ Cookie: ada, Origin: worker.base, "Sec-Fetch-Site": "cross-site" }), 403);
+  assert.equal(await refusal({ Cookie: bob, Origin: worker.base }), 404);
+  assert.equal(await refusal({ Cookie: ada, Origin: worker.base }), 101);
+  const plain = await as(ada, "GET", "/_/api/fifos/ada-guarded/live");
+  assert.equal(plain.status, 426);
+});
+
+test("each Request appears at once; a socket that comes back catches up by log id", async () => {
+  await makeFifo(ada, "ada-live", "To: -\n\ntr a-z A-Z\n");
+  const send = async (sub, body) => {
+    const r = await fetch(`${worker.base}/ada-live/${sub}`, { method: "POST", body });
+    assert.equal(r.status, 200);
+    await r.text();
+  };
+  await send("before", "0");
+  let ws = await openLive(worker, "ada-live", { Cookie: ada, Origin: worker.base });
+  ws.send(JSON.stringify({ type: "hello" }));
+  const first = await ws.next((m) => m.type === "entries");
+  assert.deepEqual(first.entries.map((e) => e.path), ["/ada-live/before"]);
+  assert.equal(first.more, false);
+
+  const sent = Date.now();
+  await send("one", "1");
+  const pushed = await ws.next((m) => m.type === "entry", 1000);
+  assert.ok(Date.now() - sent < 1000);
+  assert.equal(pushed.entry.path, "/ada-live/one");
+  assert.equal(pushed.entry.method, "POST");
+  assert.equal(pushed.entry.status, 200);
+  assert.ok(pushed.entry.id > first.entries[0].id);
+  assert.equal(pushed.entry.body, undefined, "bodies only when an entry is opened");
+
+  // Keep-alive pings are answered; a message that is not one of the editor's gets an error.
+  ws.send('{"type":"ping"}');
+  assert.deepEqual(await ws.next((m) => m.type === "pong"), { type: "pong" });
+  ws.send("hello?");
+  assert.match((await ws.next((m) => m.type === "error")).message, /not a message/);
+  // A socket that pinged is not taken for a quiet one.
+  await send("pinged", "p");
+  const afterPing = await ws.next((m) => m.type === "entry" && m.entry.path === "/ada-live/pinged", 1000);
+
+  ws.close();
+  await ws.closed;
+  await send("two", "2");
+  await send("three", "3");
+  ws = await openLive(worker, "ada-live", { Cookie: ada, Origin: worker.base });
+  ws.send(JSON.stringify({ type: "hello", after: afterPing.entry.id }));
+  const missed = await ws.next((m) => m.type === "entries");
+  assert.deepEqual(missed.entries.map((e) => e.path), ["/ada-live/two", "/ada-live/three"]);
+  assert.equal(missed.more, false);
+
+  // An opened entry has the Request's headers (credentials only by their length).
+  const r = await fetch(`${worker.base}/ada-live/secret?q=1`, { method: "POST", headers: { Authorization: "Bearer abc123", "X-Note": "hi" }, body: "s" });
+  await r.text();
+  const entry = (await ws.next((m) => m.type === "entry" && m.entry.path === "/ada-live/secret")).entry;
+  const opened = await (await as(ada, "GET", `/_/api/fifos/ada-live/log/${entry.request_id}`)).json();
+  const headers = Object.fromEntries(opened.entry.headers);
+  assert.equal(headers["x-note"], "hi");
+  assert.equal(headers.authorization, "(13 bytes, not kept)");
+  assert.equal(opened.entry.body, "s");
+  assert.equal(opened.entry.query, "q=1");
+
+  // Deleting the FIFO closes its editors.
+  assert.equal((await as(ada, "DELETE", "/_/api/fifos/ada-live")).status, 204);
+  assert.deepEqual(await ws.next((m) => m.type === "deleted"), { type: "deleted" });
+  assert.equal((await ws.closed).code, 1000);
+});
+
+test("an editor left idle long enough for its object to hibernate still gets each Request", async () => {
+  // Local workerd lets an object with only hibernatable sockets sleep after about 10 s
+  // idle; the next event builds it anew, and it finds the sockets again.
+  await makeFifo(ada, "ada-idle", "To: -\n\ncat\n");
+  const ws = await openLive(worker, "ada-idle", { Cookie: ada, Origin: worker.base });
+  ws.send(JSON.stringify({ type: "hello" }));
+  await ws.next((m) => m.type === "entries");
+  await new Promise((r) => setTimeout(r, 12_000));
+  const r = await fetch(`${worker.base}/ada-idle/woken`, { method: "POST", body: "w" });
+  assert.equal(await r.text(), "w");
+  assert.equal((await ws.next((m) => m.type === "entry", 1000)).entry.path, "/ada-idle/woken");
+  ws.send(JSON.stringify({ type: "hello", after: 0 }));
+  assert.deepEqual((await ws.next((m) => m.type === "entries")).entries.map((e) => e.path), ["/ada-idle/woken"]);
+  ws.close();
+});
