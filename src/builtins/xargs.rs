@@ -611,7 +611,8 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> Read {
         let c = input[i];
         i += 1;
         match c {
-            b' ' | b'\t' if !started => {}
+            // GNU skips every isspace() byte before a line's item (\v and \f too).
+            b' ' | b'\t' | b'\x0b' | b'\x0c' | b'\r' if !started => {}
             b'\n' => {
                 if started {
                     if eof == Some(word.as_slice()) {
