@@ -257,6 +257,10 @@ async function openEntry(requestId) {
   if (e.error) parts.push(el("p", { class: "error" }, e.error));
   parts.push(el("h4", {}, "Headers"), el("pre", { class: "headers" }, (e.headers || []).map(([k, v]) => `${k}: ${v}`).join("\n")));
   parts.push(el("h4", {}, "Body"), el("pre", { class: "body" }, e.body ?? "", e.body_cut ? "\n(cut: the log keeps 64 KiB)" : ""));
+  if (e.stderr_bytes > 0) {
+    const cut = e.stderr_bytes > 16 * 1024 ? `\n(cut: the log keeps the first 16 KiB of ${e.stderr_bytes} bytes)` : "";
+    parts.push(el("h4", {}, "The script's stderr"), el("pre", { class: "stderr" }, e.stderr, cut));
+  }
   parts.push(el("h4", {}, "Deliveries"));
   if (data.deliveries.length === 0) parts.push(el("p", {}, "none"));
   for (const d of data.deliveries) {
