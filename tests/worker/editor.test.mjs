@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import { execFileSync, spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { sendMail, signIn, startWorker, tempDir, until } from "./harness.mjs";
-import { openLive } from "./editor-support.mjs";
+import { mailedLink, openLive } from "./editor-support.mjs";
 
 let worker, ada, bob;
 before(async () => {
@@ -231,4 +231,48 @@ test("each Request's log entry keeps what its script wrote to stderr", async () 
   assert.equal(listed.stderr_bytes, 20000);
   assert.equal(listed.stderr, whole.slice(0, 1024));
   assert.equal((await opened("ada-stderr-much", listed.request_id)).stderr, whole.slice(0, 16 * 1024));
+});
+
+test("signed out, the editor's sign-in form leads back to the editor; never to another site", async () => {
+  await makeFifo(ada, "ada-back", "To: -\n\ncat\n");
+  const form = await (await fetch(`${worker.base}/_/edit/ada-back`)).text();
+  const next = form.match(/<input type="hidden" name="next" value="([^"]*)">/)?.[1];
+  assert.equal(next, "/_/edit/ada-back");
+  // Asks for a link with the form's fields, as the browser posts them (the site takes ten
+  // such posts a minute from one client: the test makes seven).
+  const askFor = (fields) =>
+    mailedLink(worker, fields.email, async () => {
+      const r = await fetch(`${worker.base}/_/signin`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: worker.base },
+        body: new URLSearchParams(fields).toString(),
+      });
+      assert.equal(r.status, 200, await r.text());
+    });
+  // Opens a link and presses its button: where the button leads, where signing in leads.
+  const follow = async (link) => {
+    const page = await (await fetch(link)).text();
+    const action = page.match(/<form method="post" action="([^"]*)">/)[1].replaceAll("&amp;", "&");
+    const done = await fetch(`${worker.base}${action}`, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
+    assert.equal(done.status, 303);
+    return { action, location: done.headers.get("location"), cookie: done.headers.get("set-cookie").split(";")[0] };
+  };
+  const link = await askFor({ email: "ada@example.com", next });
+  assert.match(link, /\/_\/signin\/[^?]+\?next=\/_\/edit\/ada-back$/);
+  const back = await follow(link);
+  assert.equal(back.location, "/_/edit/ada-back");
+  assert.equal((await as(back.cookie, "GET", back.location)).status, 200);
+
+  // Another site, however it is spelled, is never where a sign-in leads: home instead.
+  const bads = ["//evil.example/", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "edit"];
+  for (const bad of bads) assert.doesNotMatch(await askFor({ email: "eve@example.com", next: bad }), /next=/, bad);
+  const good = await askFor({ email: "eve2@example.com" });
+  for (const bad of bads) {
+    const page = await (await fetch(`${good}?next=${encodeURIComponent(bad)}`)).text();
+    assert.match(page, /<form method="post" action="\/_\/signin\/[^"?]+">/, bad);
+  }
+  // The button's POST itself, with a forged next.
+  const forged = await fetch(`${good}?next=${encodeURIComponent("//evil.example/")}`, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
+  assert.equal(forged.status, 303);
+  assert.equal(forged.headers.get("location"), "/");
 });
