@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use base64::Engine;
 use serde::{Deserialize, Serialize};
 use worker::{SqlStorage, SqlStorageValue};
 
@@ -292,6 +293,9 @@ pub struct LogRow {
     /// The body as text (invalid UTF-8 replaced), when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// A body that is not UTF-8, as it was (in base64), when asked for: to resend it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body_base64: Option<String>,
     pub body_cut: bool,
     /// The Request's headers as `[name, value]` pairs, and its query, with the body.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -434,8 +438,9 @@ impl Store {
 
     /// Adds a Request to the log and drops the oldest beyond [`LOG_ROWS`].
     pub fn log(&self, entry: &LogEntry) -> worker::Result<i64> {
-        let cut = entry.body.len() > LOG_BODY_BYTES;
         let body = &entry.body[..entry.body.len().min(LOG_BODY_BYTES)];
+        // A body streamed into the script comes with its beginning only.
+        let cut = entry.request_bytes.max(entry.body.len()) > body.len();
         #[derive(Deserialize)]
         struct Id {
             id: i64,
@@ -562,6 +567,11 @@ impl Store {
                 String::from_utf8_lossy(&row.get(i).map(value_bytes).unwrap_or_default())
                     .into_owned()
             };
+            let body_bytes = with_bodies.then(|| row.get(11).map(value_bytes).unwrap_or_default());
+            let body_base64 = body_bytes
+                .as_ref()
+                .filter(|b| std::str::from_utf8(b).is_err())
+                .map(|b| base64::engine::general_purpose::STANDARD.encode(b));
             rows.push(LogRow {
                 id: int(0),
                 request_id: text(1),
@@ -574,7 +584,8 @@ impl Store {
                 response_bytes: int(8),
                 duration_ms: int(9),
                 outcome: text(10),
-                body: with_bodies.then(|| text(11)),
+                body: body_bytes.map(|b| String::from_utf8_lossy(&b).into_owned()),
+                body_base64,
                 body_cut: int(12) != 0,
                 steps: int(13),
                 delivery: text(14),
