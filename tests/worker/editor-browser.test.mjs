@@ -120,6 +120,7 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   // And what its script wrote to stderr, as sh writes it.
   const stderr = spawnSync("sh", ["-c", greeted], { env: { ...process.env, REQUEST_METHOD: "POST" } }).stderr.toString();
   assert.equal(await page.textContent("#log-entry .stderr"), stderr);
+  await page.locator("#log-entry").screenshot({ path: path.join(SHOTS, "entry.png") });
 
   // Resent from the page: through "try it", with its query, headers and body.
   await page.click("#log-entry button.resend");
