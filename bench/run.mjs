@@ -420,6 +420,16 @@ async function main() {
         console.error(out.at(-1));
       }
     }
+    if (!ONLY || "cold".includes(ONLY)) {
+      out.push("\n| cold start in workerd | first answer | warm answer (median) |");
+      out.push("|---|---:|---:|");
+      for (const [k, first, warm] of await coldCases(worker)) {
+        out.push(`| ${k} | ${first.toFixed(1)} ms | ${warm.toFixed(1)} ms |`);
+        console.error(out.at(-1));
+      }
+      // coldCases restarted the Worker.
+      worker = coldCases.worker;
+    }
     if (!ONLY || "mail".includes(ONLY)) {
       out.push("\n| mail in workerd | figure |");
       out.push("|---|---:|");
@@ -432,6 +442,44 @@ async function main() {
     await worker.stop();
   }
   console.log(out.join("\n"));
+}
+
+// A FIFO's first answer from a fresh instance beside its warm answers: after its object
+// was crashed on purpose (the next Request builds a new one, on a fresh WebAssembly
+// instance), and after wrangler dev restarts on the same state (a new isolate: the module
+// is instantiated, the object reads its envelope from SQLite).
+async function coldCases(worker) {
+  const name = "bench-cold";
+  const ask = async (base) => {
+    const t0 = process.hrtime.bigint();
+    const r = await fetch(`${base}/${name}/`, { method: "POST", body: "hi" });
+    if ((await r.text()) !== "HI") throw new Error(`${name}: ${r.status}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  const warm = async (base) => {
+    const times = [];
+    for (let i = 0; i < 21; i++) times.push(await ask(base));
+    return median(times);
+  };
+  await putFifo(worker.base, name, "To: -\n\ntr a-z A-Z\n");
+  await ask(worker.base);
+  const rows = [];
+  const crashed = [];
+  for (let i = 0; i < 5; i++) {
+    await (await fetch(`${worker.base}/_/fault/fifo/${name}`)).text();
+    crashed.push(await ask(worker.base));
+  }
+  rows.push(["a FIFO's object after a crash (a fresh instance), median of 5", median(crashed), await warm(worker.base)]);
+  const restarted = [];
+  for (let i = 0; i < 3; i++) {
+    const persist = worker.persist;
+    await worker.stop();
+    worker = await startWorker({ persist, vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
+    restarted.push(await ask(worker.base));
+  }
+  rows.push(["a FIFO after wrangler dev restarts (a new isolate), median of 3", median(restarted), await warm(worker.base)]);
+  coldCases.worker = worker;
+  return rows;
 }
 
 // Native: one mkfifo-sh --batch process runs the script K times (the caches warm after

@@ -11,7 +11,7 @@
 import * as wasm from "../build/index.js";
 
 const PASSTHROUGH_START_MS = 10_000;
-const MAX_BODY_BYTES = 100 * 1024 * 1024; // as MAX_STREAMED_BODY in src/worker/fifo/mod.rs (bodies held whole: MAX_BODY there)
+const MAX_BODY_BYTES = 100 * 1024 * 1024; // as MAX_STREAMED_BODY in src/worker/fifo/mod.rs (bodies held whole: MAX_BODY there); MKFIFO_MAX_BODY lowers it
 const MAX_API_BODY_BYTES = 1024 * 1024;
 const MAX_SHELL_BODY_BYTES = 16 * 1024 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";
@@ -184,7 +184,8 @@ async function passthrough(resp, reportFailure) {
 
 async function toFifo(request, env, ctx, name) {
   const length = Number(request.headers.get("content-length") || 0);
-  if (length > MAX_BODY_BYTES) return plain(413, `a Request body holds at most ${MAX_BODY_BYTES >> 20} MiB`);
+  const limit = Math.min(Number(env.MKFIFO_MAX_BODY) || MAX_BODY_BYTES, MAX_BODY_BYTES);
+  if (length > limit) return plain(413, `a Request body holds at most ${wasm.sizeText(limit)}`);
   const headers = trustedHeaders(request);
   headers.set("x-mkfifo-fifo", name);
   headers.set("x-mkfifo-remote-addr", request.headers.get("cf-connecting-ip") || "127.0.0.1");

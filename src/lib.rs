@@ -22,6 +22,7 @@ pub mod calendar;
 pub mod conditional;
 pub mod envelope;
 pub mod error;
+pub mod gate;
 pub mod host;
 pub mod jq;
 pub mod live;

@@ -32,6 +32,12 @@ pub fn fifo_name_error(name: &str) -> Option<String> {
     crate::names::fifo_name_error(name)
 }
 
+/// `n` bytes as the FIFOs' 413 answers say it, for the entry module's own.
+#[wasm_bindgen(js_name = sizeText)]
+pub fn size_text(n: f64) -> String {
+    fifo::size_text(n as usize)
+}
+
 #[event(fetch)]
 pub async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     install_panic_bridge();

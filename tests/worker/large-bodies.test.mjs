@@ -99,3 +99,33 @@ test("/_/stats/fifo/NAME counts the object's Requests, cache use and pending del
   assert.ok(after.script_cache.entries >= 1 && after.script_cache.hits > before.script_cache.hits, JSON.stringify(after));
   for (const k of ["wasm_memory_bytes", "sqlite_bytes", "log_entries"]) assert.equal(typeof after[k], "number");
 });
+
+test("MKFIFO_MAX_BODY lowers the limits of streamed and held bodies", async () => {
+  const small = await startWorker({ vars: { MKFIFO_MAX_BODY: String(512 * 1024) } });
+  try {
+    await putFifo(small.base, "streamed", "To: -\n\nwc -c\n");
+    await putFifo(small.base, "held", "To: -\n$n = ?n\n\nwc -c\n");
+    for (const name of ["streamed", "held"]) {
+      let r = await fetch(`${small.base}/${name}/`, { method: "POST", body: Buffer.alloc(512 * 1024) });
+      assert.equal(await r.text(), "524288\n", name);
+      r = await fetch(`${small.base}/${name}/`, { method: "POST", body: Buffer.alloc(512 * 1024 + 1) });
+      assert.equal(r.status, 413, name);
+      assert.match(await r.text(), /at most 512 KiB/);
+    }
+    // Without a Content-Length (chunked), found as the body arrives.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const r = await new Promise((resolve, reject) => {
+      const req = http.request(new URL("/held/", small.base), { method: "POST", agent }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode));
+      });
+      req.on("error", reject);
+      req.write(Buffer.alloc(300 * 1024));
+      req.end(Buffer.alloc(300 * 1024));
+    });
+    agent.destroy();
+    assert.equal(r, 413);
+  } finally {
+    await small.stop();
+  }
+});

@@ -69,8 +69,8 @@ impl ByteStream for BodyStream {
                     seen.bytes.set(total);
                     if total > limit {
                         return Err(format!(
-                            "the Request's body is larger than {} MiB",
-                            limit >> 20
+                            "the Request's body is larger than {}",
+                            super::body::size_text(limit)
                         ));
                     }
                     let mut preview = seen.preview.borrow_mut();

@@ -3,8 +3,9 @@
 //! the JSON API's operations on them, and serves every Request written into the FIFO.
 
 mod answer;
+mod body;
 mod deliver;
-mod gate;
+pub use body::size_text;
 mod live;
 mod mail;
 mod serve;
@@ -35,6 +36,27 @@ pub const MAX_BODY: usize = 32 * 1024 * 1024;
 /// platform lets a Worker receive.
 pub const MAX_STREAMED_BODY: usize = 100 * 1024 * 1024;
 
+/// The body limits of this deployment: `MKFIFO_MAX_BODY` (bytes) lowers both.
+pub(super) struct Limits {
+    pub streamed: usize,
+    pub held: usize,
+}
+
+impl Limits {
+    pub fn of(env: &Env) -> Self {
+        let set = env
+            .var("MKFIFO_MAX_BODY")
+            .ok()
+            .and_then(|v| v.to_string().trim().parse::<usize>().ok())
+            .unwrap_or(MAX_STREAMED_BODY)
+            .min(MAX_STREAMED_BODY);
+        Limits {
+            streamed: set,
+            held: set.min(MAX_BODY),
+        }
+    }
+}
+
 #[durable_object]
 pub struct Fifo {
     /// Shared with the store's listener, which tells the editors of each logged Request.
@@ -46,7 +68,7 @@ pub struct Fifo {
     /// Request may arrive while one waits on the network, and gets a fresh shell.
     shell: Rc<RefCell<Option<Shell>>>,
     /// Takes turns among large bodies held whole.
-    gate: gate::Gate,
+    gate: crate::gate::Gate,
     /// Since the object started, for `/_/stats`.
     counts: Counts,
 }
@@ -66,7 +88,7 @@ impl DurableObject for Fifo {
             env,
             envelope: RefCell::new(None),
             shell: Rc::default(),
-            gate: gate::Gate::default(),
+            gate: crate::gate::Gate::default(),
             counts: Counts::default(),
         }
     }

@@ -8,10 +8,10 @@
 use worker::{Headers, Request, Response};
 
 use super::answer::{self, BodyStream};
+use super::body;
 use super::deliver::to_fifo_now;
-use super::gate;
 use super::store::{DeliveryState, LogEntry, Outcome, Ran};
-use super::{header, Fifo, MAX_BODY, MAX_STREAMED_BODY};
+use super::{header, Fifo, Limits};
 use crate::conditional::{self, Conditions};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
@@ -65,7 +65,8 @@ impl Fifo {
         }
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
-        let (body, _held_until_answered) = gate::read_held(&self.gate, &mut req, MAX_BODY).await?;
+        let held = Limits::of(&self.env).held;
+        let (body, _held_until_answered) = body::read_held(&self.gate, &mut req, held).await?;
         let mut incoming = incoming(&req, &name, body)?;
         self.read_mail(&mut incoming);
         self.read_mail_again(&req, &mut incoming);
@@ -124,12 +125,14 @@ impl Fifo {
             match req.inner().body() {
                 None => (Vec::new(), Stdin::default(), None),
                 Some(_) => {
-                    let (stream, seen) = BodyStream::new(req.stream()?, MAX_STREAMED_BODY);
+                    let limit = Limits::of(&self.env).streamed;
+                    let (stream, seen) = BodyStream::new(req.stream()?, limit);
                     (Vec::new(), Stdin::outside(Box::new(stream)), Some(seen))
                 }
             }
         } else {
-            let (body, permit) = gate::read_held(&self.gate, req, MAX_BODY).await?;
+            let held_limit = Limits::of(&self.env).held;
+            let (body, permit) = body::read_held(&self.gate, req, held_limit).await?;
             held = permit;
             (body.clone(), Stdin::bytes(body), None)
         };
@@ -494,6 +497,6 @@ fn log_entry(incoming: &Incoming, name: &str, started: i64) -> LogEntry {
 /// cut the caller's upload short.
 async fn drain(req: &mut Request) {
     if let Ok(mut stream) = req.stream() {
-        let _ = gate::drain(&mut stream).await;
+        let _ = body::drain(&mut stream).await;
     }
 }
