@@ -6,6 +6,7 @@ use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::shell_quote;
 use std::task::Poll;
 
+use crate::budget::ByteMeter;
 use crate::builtins::{lookup, run_tool, Ctx, Run};
 use crate::error::{Result, Status};
 use crate::host::LocalFuture;
@@ -320,8 +321,9 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut warned_nul = false;
     let mut read_error = None;
     let mut status = None;
+    let mut read_bytes = ByteMeter::default();
     while let Some((piece, last)) = input.next_piece(ctx.stdin).await? {
-        ctx.budget.spend_bytes(piece.len())?;
+        read_bytes.add(ctx.budget, piece.len())?;
         let mut read = if let Some(d) = o.delim {
             Read {
                 items: split_delimited(&piece, d),
@@ -369,6 +371,7 @@ passed through in the argument list.  Did you mean to use the --null option?\n",
         }
     }
     // No input at all: the command runs once, without arguments, unless -r.
+    read_bytes.finish(ctx.budget)?;
     let no_input = !seen_items && status.is_none() && read_error.is_none();
     if no_input && o.replace.is_none() && !o.no_run_if_empty {
         let argv = runner.command.to_vec();
