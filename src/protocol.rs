@@ -187,6 +187,9 @@ pub enum AccountOp {
     StartSignin {
         email: String,
         site: String,
+        /// Where the link leads after signing in (a path of the site, already checked).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next: Option<String>,
     },
     /// Whether a sign-in link is good, without using it.
     CheckSignin {

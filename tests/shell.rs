@@ -349,3 +349,239 @@ fn parse_cache_and_expand() {
     assert_eq!(got.unwrap(), b"https://x/42/d/body/$\"");
     assert!(budget.used() > 0);
 }
+
+/// POSIX shell features, each script with what `dash` and `bash --posix` print (stdout
+/// and status; where the two differ, either is right).
+#[test]
+fn posix_features_as_dash_and_bash_posix() {
+    let cases: &[(&str, &[(&str, i32)])] = &[
+        (
+            "exec 3>&1; echo three >&3; exec 4>&3 >/dev/null; echo hidden; echo four >&4; exec >&4; echo back",
+            &[("three\nfour\nback\n", 0)],
+        ),
+        (
+            "{ echo out; echo err >&2; } 3>&1 1>/dev/null 2>&3",
+            &[("err\n", 0)],
+        ),
+        (
+            "exec 5>&1; exec 5>&-; echo x >&5; echo status=$?",
+            &[("status=2\n", 0), ("status=1\n", 0)],
+        ),
+        (
+            "echo one 1<&2 2>/dev/null; echo $?",
+            &[("0\n", 0)],
+        ),
+        (
+            ": 7>&7; echo same=$?",
+            &[("same=0\n", 0)],
+        ),
+        (
+            "f() { echo in-f >&6; }; exec 6>&1; f",
+            &[("in-f\n", 0)],
+        ),
+        (
+            "read v <<EOF2\nhello\nEOF2\necho $v; exec 3<<EOF3\nfrom three\nEOF3\nread w <&3; echo $w",
+            &[("hello\nfrom three\n", 0)],
+        ),
+        (
+            "(exec 3>&1); echo sub >&3; echo after=$?",
+            &[("after=2\n", 0), ("after=1\n", 0)],
+        ),
+        (
+            "x=$(exec 3>&1; echo inner >&3); echo \"[$x]\"",
+            &[("[inner]\n", 0)],
+        ),
+        (
+            "set -o errexit; set -o | grep errexit; set +o | grep errexit",
+            &[("errexit         on\nset -o errexit\n", 0), ("errexit        	on\nset -o errexit\n", 0)],
+        ),
+        (
+            "set -eu; echo $-; set +eu; echo $-",
+            &[("ue\n\n", 0), ("ehuBc\nhBc\n", 0)],
+        ),
+        (
+            "sh -o errexit -c 'false; echo not'; echo status=$?",
+            &[("status=1\n", 0)],
+        ),
+        (
+            "echo 1; set -n; echo 2",
+            &[("1\n", 0)],
+        ),
+        (
+            "set -v -x; case $- in *v*x*|*x*v*) echo both;; esac; set +vx",
+            &[("both\n", 0)],
+        ),
+        (
+            "set - a b; echo \"$#:$*\"; set +; echo \"$#\"; set x - y; echo \"$#:$2\"",
+            &[("2:a b\n2\n3:-\n", 0)],
+        ),
+        (
+            "set -o bogus; echo not reached",
+            &[("", 2)],
+        ),
+        (
+            "echo $OPTIND; while getopts ab:c o -a -b val -c rest; do echo \"$o:${OPTARG-}\"; done; echo $OPTIND",
+            &[("1\na:\nb:val\nc:\n5\n", 0)],
+        ),
+        (
+            "set -- -x y; getopts x o; echo $o $OPTIND; set --; getopts x o; echo $? $OPTIND",
+            &[("x 2\n1 1\n", 0)],
+        ),
+        (
+            "set -- $(seq 12); echo ${#} ${##} ${###} ${##1} ${###1} ${#?}",
+            &[("12 2 12 2 2 1\n", 0)],
+        ),
+        (
+            "echo ${%}; echo not reached",
+            &[("", 2), ("", 127)],
+        ),
+        (
+            "if false; then echo ${%}; fi; echo fine",
+            &[("fine\n", 0)],
+        ),
+        (
+            "echo $\\\n?",
+            &[("0\n", 0)],
+        ),
+        (
+            "HOME=/h; echo ~ ~/a \"~\" ~x a~; x=~/b:~/c; echo $x",
+            &[("/h /h/a ~ ~x a~\n/h/b:/h/c\n", 0)],
+        ),
+        (
+            "HOME='a b'; set -- ~; echo $#",
+            &[("1\n", 0)],
+        ),
+        (
+            "v='a b  c'; export e=$v; readonly r=$v; printf '[%s]' \"$e\" \"$r\"; echo",
+            &[("[a b  c][a b  c]\n", 0)],
+        ),
+        (
+            "v='a b'; f() { local l=$v; echo \"$l\"; }; f",
+            &[("a b\n", 0)],
+        ),
+        (
+            "set -e; { false && true; }; echo survived; if false; then :; fi; echo too",
+            &[("survived\ntoo\n", 0)],
+        ),
+        (
+            "set -e; (false); echo not reached",
+            &[("", 1)],
+        ),
+        (
+            "set -e; f() { false && true; }; f; echo not reached",
+            &[("", 1)],
+        ),
+        (
+            "eval 'echo >'; echo not reached",
+            &[("", 2)],
+        ),
+        (
+            "eval() { echo func; }; echo not reached",
+            &[("", 2)],
+        ),
+        (
+            "a.b() { :; }; echo not reached",
+            &[("", 2)],
+        ),
+        (
+            "x=1 : ; echo $x",
+            &[("1\n", 0)],
+        ),
+        (
+            "f() { local x=1; local x; echo $x; }; f",
+            &[("1\n", 0)],
+        ),
+        (
+            "set -- \"\" \"\"; IFS=; echo \"[${*-m}][${*:-m}][${*:+p}]\"",
+            &[("[][m][]\n", 0)],
+        ),
+        (
+            "printf 'a\\0b' > /dev/null; x=$(printf 'a\\0b'); echo ${#x}",
+            &[("2\n", 0)],
+        ),
+        (
+            "unset x; FOO=bar exec 2>&1; echo FOO=$FOO",
+            &[("FOO=bar\n", 0)],
+        ),
+        (
+            "(exec >/dev/null); echo hi1; x=$(exec >&2; echo e); echo \"hi2 [$x]\"; sh -c \"exec >/dev/null\"; echo hi3; y=$(exec 2>&1; echo z >&2); echo \"[$y]\"",
+            &[("hi1\nhi2 []\nhi3\n[z]\n", 0)],
+        ),
+    ];
+    for (script, expected) in cases {
+        let o = run(script);
+        let got = (String::from_utf8_lossy(&o.stdout).into_owned(), o.status);
+        assert!(
+            expected
+                .iter()
+                .any(|(out, status)| got == (out.to_string(), *status)),
+            "{script}: got {got:?}, want one of {expected:?}"
+        );
+    }
+}
+
+/// `trap`, `umask`, `LINENO`, `times`: what `dash` and `bash --posix` print (either, where
+/// they differ).
+#[test]
+fn traps_umask_lineno_as_dash_and_bash_posix() {
+    let cases: &[(&str, &[(&str, i32)])] = &[
+        (
+            "trap 'echo bye $?' EXIT; echo body; false",
+            &[("body\nbye 1\n", 1)],
+        ),
+        (
+            "trap 'echo bye' 0; trap - EXIT; echo body",
+            &[("body\n", 0)],
+        ),
+        (
+            "(trap 'echo sub' EXIT; echo in); echo out",
+            &[("in\nsub\nout\n", 0)],
+        ),
+        (
+            "trap 'echo first' EXIT; trap 'echo second' EXIT; exit 3",
+            &[("second\n", 3)],
+        ),
+        (
+            "trap 'echo x' INT; trap 'echo y' EXIT; trap",
+            &[("trap -- 'echo y' EXIT\ntrap -- 'echo x' INT\ny\n", 0)],
+        ),
+        (
+            "sh -c 'trap \"echo inner\" EXIT; exit 4'; echo $?",
+            &[("inner\n4\n", 0)],
+        ),
+        (
+            "umask 077; umask; umask -S; umask 022; umask u=rwx,g=rx,o=; umask; umask a-w; umask",
+            &[("0077\nu=rwx,g=,o=\n0027\n0227\n", 0)],
+        ),
+        ("echo $LINENO; echo $LINENO", &[("\n\n", 0), ("1\n1\n", 0)]),
+        ("times >/dev/null; echo $?", &[("0\n", 0)]),
+    ];
+    for (script, expected) in cases {
+        let o = run(script);
+        let got = (String::from_utf8_lossy(&o.stdout).into_owned(), o.status);
+        assert!(
+            expected
+                .iter()
+                .any(|(out, status)| got == (out.to_string(), *status)),
+            "{script}: got {got:?}, want one of {expected:?}"
+        );
+    }
+}
+
+/// `set -x` writes what `bash --posix` writes: PS4 expanded, assignments, words quoted.
+#[test]
+fn xtrace_as_bash_posix() {
+    let o = run(r#"set -x; x="a b"; y=1 echo hi; PS4="+\$LINENO: "; echo "$x""#);
+    assert_eq!(o.stdout, b"hi\na b\n");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "+ x='a b'\n+ y=1\n+ echo hi\n+ PS4='+$LINENO: '\n+1: echo 'a b'\n"
+    );
+}
+
+/// `set -o` and `set +o` list every option as bash lists them.
+#[test]
+fn option_listings_as_bash() {
+    assert_eq!(out("set -e; set -o"), "allexport      \toff\nbraceexpand    \ton\nemacs          \toff\nerrexit        \ton\nerrtrace       \toff\nfunctrace      \toff\nhashall        \ton\nhistexpand     \toff\nhistory        \toff\nignoreeof      \toff\ninteractive-comments\ton\nkeyword        \toff\nmonitor        \toff\nnoclobber      \toff\nnoexec         \toff\nnoglob         \toff\nnolog          \toff\nnotify         \toff\nnounset        \toff\nonecmd         \toff\nphysical       \toff\npipefail       \toff\nposix          \toff\nprivileged     \toff\nverbose        \toff\nvi             \toff\nxtrace         \toff\n");
+    assert_eq!(out("set -u; set +o"), "set +o allexport\nset -o braceexpand\nset +o emacs\nset +o errexit\nset +o errtrace\nset +o functrace\nset -o hashall\nset +o histexpand\nset +o history\nset +o ignoreeof\nset -o interactive-comments\nset +o keyword\nset +o monitor\nset +o noclobber\nset +o noexec\nset +o noglob\nset +o nolog\nset +o notify\nset -o nounset\nset +o onecmd\nset +o physical\nset +o pipefail\nset +o posix\nset +o privileged\nset +o verbose\nset +o vi\nset +o xtrace\n");
+}

@@ -228,6 +228,23 @@ fn a_reader_that_stops_ends_its_writer() {
             "1\n2\n",
             300_000,
         ),
+        // xargs runs its commands as its input comes, not after the end of it.
+        ("yes | xargs echo | head -c 10", "y y y y y ", 1_000_000),
+        (
+            "seq 1000000000 | xargs -n1 echo | head -n 3",
+            "1\n2\n3\n",
+            1_000_000,
+        ),
+        (
+            "yes a | xargs -I{} echo x{} | head -n 2",
+            "xa\nxa\n",
+            1_000_000,
+        ),
+        (
+            "yes | tr '\\n' '\\0' | xargs -0 -n2 echo | head -n 1",
+            "y y\n",
+            1_000_000,
+        ),
     ] {
         let o = shell(script, 10_000_000);
         assert_eq!(

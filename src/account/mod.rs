@@ -2,7 +2,8 @@
 //!
 //! Everything here is plain Rust, tested natively: the credentials and their hashes
 //! ([`credential`]), email addresses ([`address`]), the session cookie ([`cookie`]), the
-//! same-origin rule for writes ([`origin`]), the sign-in message ([`letter`]) and the
+//! same-origin rule for writes ([`origin`]), the sign-in message ([`letter`]), where a
+//! person goes after signing in ([`next`]) and the
 //! HTML pages of the site ([`pages`]). The `Account` Durable Object that keeps an
 //! account's sessions, tokens and FIFOs is in `worker::account`.
 //!
@@ -17,6 +18,7 @@ pub mod address;
 pub mod cookie;
 pub mod credential;
 pub mod letter;
+pub mod next;
 pub mod origin;
 pub mod pages;
 

@@ -49,14 +49,21 @@ well-known Unix tools, and a destination.</p>\n\
 jq '{title: .movie.title, year: .movie.year}'\n</pre>\n\
 <p>Try the shell: <a href=\"/bin/sh?echo%20hello%20%7C%20tr%20a-z%20A-Z\"><code>/bin/sh?echo hello | tr a-z A-Z</code></a></p>\n";
 
-/// The home page of someone not signed in.
-pub fn home_signed_out() -> String {
+/// The home page of someone not signed in; `next` is where signing in leads (a path of
+/// the site, `crate::account::next`), home when `None`.
+pub fn home_signed_out(next: Option<&str>) -> String {
+    let next = next.map_or_else(String::new, |n| {
+        format!(
+            "<input type=\"hidden\" name=\"next\" value=\"{}\">\n",
+            escape(n)
+        )
+    });
     page(
         "mkfifo: named pipes for the web",
         &format!(
             "{INTRO}<h2>Sign in</h2>\n\
              <p>With your email address: we send you a link that signs you in.</p>\n\
-             <form method=\"post\" action=\"/_/signin\">\n\
+             <form method=\"post\" action=\"/_/signin\">\n{next}\
              <input type=\"email\" name=\"email\" required autocomplete=\"email\" placeholder=\"you@example.com\">\n\
              <button type=\"submit\">Send me a link</button>\n</form>\n"
         ),
@@ -247,7 +254,10 @@ mod tests {
         assert!(html.contains("<a href=\"/_/edit/alpha\">edit</a>"));
         assert!(html.contains("action=\"/_/fifos\""));
         assert!(html.contains("action=\"/_/signout\""));
-        assert!(home_signed_out().contains("action=\"/_/signin\""));
+        assert!(home_signed_out(None).contains("action=\"/_/signin\""));
+        assert!(!home_signed_out(None).contains("name=\"next\""));
+        assert!(home_signed_out(Some("/_/edit/a\"b"))
+            .contains("<input type=\"hidden\" name=\"next\" value=\"/_/edit/a&quot;b\">"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::builtins::common::args::{long, usage_error, Arg, Spec};
 use crate::builtins::common::quote::shell_quote;
 use std::task::Poll;
 
+use crate::budget::ByteMeter;
 use crate::builtins::{lookup, run_tool, Ctx, Run};
 use crate::error::{Result, Status};
 use crate::host::LocalFuture;
@@ -280,9 +281,9 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         parsed.operands.clone()
     };
 
-    let input = match &o.arg_file {
+    let mut input = match &o.arg_file {
         Some(name) => match ctx.open(name).await? {
-            Ok(data) => data.to_vec(),
+            Ok(data) => Input::whole(data.to_vec(), o.delim),
             Err(reason) => {
                 let mut msg = b"xargs: Cannot open input file ".to_vec();
                 msg.extend_from_slice(&crate::builtins::common::quote::quote(name));
@@ -293,32 +294,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 return Ok(1);
             }
         },
-        None => ctx.stdin.read_all().await?,
+        None => Input::stream(o.delim),
     };
-    ctx.budget.spend_bytes(input.len())?;
-    let (mut items, read_error) = if let Some(d) = o.delim {
-        (split_delimited(&input, d), None)
-    } else if o.replace.is_some() {
-        read_lines(&input, o.eof.as_deref())
-    } else {
-        read_words(&input, o.eof.as_deref())
-    };
-    // An argument is a C string to GNU: it ends at a NUL, which GNU warns about unless
-    // the items are delimited.
-    let mut nul = false;
-    for item in &mut items {
-        if let Some(z) = memchr::memchr(0, &item.word) {
-            item.word.truncate(z);
-            nul = true;
-        }
-    }
-    if nul && o.delim.is_none() {
-        ctx.stderr.extend_from_slice(
-            b"xargs: WARNING: a NUL character occurred in the input.  It cannot be passed \
-through in the argument list.  Did you mean to use the --null option?\n",
-        );
-    }
-    ctx.budget.spend(items.len() as u64)?;
 
     let mut runner = Runner {
         command: &command,
@@ -329,16 +306,77 @@ through in the argument list.  Did you mean to use the --null option?\n",
         running: Vec::new(),
         stop: None,
     };
-    // After a quoting error, GNU runs what it has read, but with -x (which -L and -I
-    // imply) only the command lines that were complete.
-    let drop_partial = read_error.is_some() && o.exit_on_size;
-    let status = if let Some(r) = &o.replace {
-        run_replace(ctx, &mut runner, &items, r, o.size).await?
-    } else if read_error.is_some() && items.is_empty() {
-        None
-    } else {
-        run_batches(ctx, &mut runner, &items, &o, drop_partial).await?
-    };
+    let base: usize = command.iter().map(|a| arg_len(a)).sum();
+    if o.replace.is_none() && base > o.size {
+        warn(
+            ctx.stderr,
+            "cannot fit single argument within argument list size limit",
+        );
+        return Ok(1);
+    }
+    // Commands run as the input comes: each piece of it ends where an item does, and the
+    // command lines it completes run before the next piece is read.
+    let mut pending: Vec<Item> = Vec::new();
+    let mut seen_items = false;
+    let mut warned_nul = false;
+    let mut read_error = None;
+    let mut status = None;
+    let mut read_bytes = ByteMeter::default();
+    while let Some((piece, last)) = input.next_piece(ctx.stdin).await? {
+        read_bytes.add(ctx.budget, piece.len())?;
+        let mut read = if let Some(d) = o.delim {
+            Read {
+                items: split_delimited(&piece, d),
+                ..Read::default()
+            }
+        } else if o.replace.is_some() {
+            read_lines(&piece, o.eof.as_deref())
+        } else {
+            read_words(&piece, o.eof.as_deref(), last)
+        };
+        // An argument is a C string to GNU: it ends at a NUL, which GNU warns about unless
+        // the items are delimited.
+        for item in &mut read.items {
+            if let Some(z) = memchr::memchr(0, &item.word) {
+                item.word.truncate(z);
+                if o.delim.is_none() && !warned_nul {
+                    warned_nul = true;
+                    ctx.stderr.extend_from_slice(
+                        b"xargs: WARNING: a NUL character occurred in the input.  It cannot be \
+passed through in the argument list.  Did you mean to use the --null option?\n",
+                    );
+                }
+            }
+        }
+        ctx.budget.spend(read.items.len() as u64)?;
+        seen_items |= !read.items.is_empty();
+        pending.append(&mut read.items);
+        let ended = last || read.error.is_some() || read.eof_string;
+        read_error = read.error;
+        status = if let Some(r) = &o.replace {
+            let ran = run_replace(ctx, &mut runner, &pending, r, o.size).await?;
+            pending.clear();
+            ran
+        } else {
+            // After a quoting error, GNU runs what it has read, but with -x (which -L and
+            // -I imply) only the command lines that were complete.
+            let drop_partial = read_error.is_some() && o.exit_on_size;
+            let (ran, used) =
+                run_batches(ctx, &mut runner, &pending, &o, ended, drop_partial).await?;
+            pending.drain(..used);
+            ran
+        };
+        if status.is_some() || ended {
+            break;
+        }
+    }
+    // No input at all: the command runs once, without arguments, unless -r.
+    read_bytes.finish(ctx.budget)?;
+    let no_input = !seen_items && status.is_none() && read_error.is_none();
+    if no_input && o.replace.is_none() && !o.no_run_if_empty {
+        let argv = runner.command.to_vec();
+        status = runner.exec(ctx, &argv).await?;
+    }
     // As GNU xargs, wait for the commands still running, whatever happened.
     let waited = runner.wait_all(ctx).await?;
     if let Some(status) = status.or(waited) {
@@ -349,6 +387,84 @@ through in the argument list.  Did you mean to use the --null option?\n",
         return Ok(runner.fatal());
     }
     Ok(if runner.failed { 123 } else { 0 })
+}
+
+/// The input of xargs, given out in pieces that each end where an item ends (after a
+/// delimiter, or a newline that no backslash escapes), so that each piece is read alone.
+struct Input {
+    buf: Vec<u8>,
+    delim: Option<u8>,
+    /// Nothing more comes from stdin.
+    ended: bool,
+    done: bool,
+}
+
+impl Input {
+    fn stream(delim: Option<u8>) -> Self {
+        Input {
+            buf: Vec::new(),
+            delim,
+            ended: false,
+            done: false,
+        }
+    }
+
+    fn whole(data: Vec<u8>, delim: Option<u8>) -> Self {
+        Input {
+            buf: data,
+            delim,
+            ended: true,
+            done: false,
+        }
+    }
+
+    /// The next piece, and whether it is the last; `None` after the last.
+    async fn next_piece(&mut self, stdin: &Stdin) -> Result<Option<(Vec<u8>, bool)>> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            if self.ended {
+                self.done = true;
+                return Ok(Some((std::mem::take(&mut self.buf), true)));
+            }
+            if let Some(cut) = self.cut() {
+                let rest = self.buf.split_off(cut);
+                return Ok(Some((std::mem::replace(&mut self.buf, rest), false)));
+            }
+            match stdin.read().await? {
+                Some(chunk) => self.buf.extend_from_slice(&chunk),
+                None => self.ended = true,
+            }
+        }
+    }
+
+    /// Where the bytes at hand can be cut: after the last item boundary in them.
+    fn cut(&self) -> Option<usize> {
+        if let Some(d) = self.delim {
+            return memchr::memrchr(d, &self.buf).map(|i| i + 1);
+        }
+        memchr::memrchr_iter(b'\n', &self.buf)
+            .find(|&i| {
+                let escapes = self.buf[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                escapes % 2 == 0
+            })
+            .map(|i| i + 1)
+    }
+}
+
+/// What one piece of the input gave.
+#[derive(Default)]
+struct Read {
+    items: Vec<Item>,
+    /// A quoting error ended the input here.
+    error: Option<&'static str>,
+    /// The end-of-file string (`-E`) ended the input here.
+    eof_string: bool,
 }
 
 /// Items separated by `delim` (`-0`, `-d`): no quoting; a last item needs no delimiter.
@@ -372,8 +488,9 @@ const UNMATCHED_DOUBLE: &str =
     "unmatched double quote; by default quotes are special to xargs unless you use the -0 option";
 
 /// The default input: words separated by blanks and newlines, with `'...'`, `"..."` and
-/// backslash quoting. A newline ends an input line unless a blank comes before it.
-fn read_words(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static str>) {
+/// backslash quoting. A newline ends an input line unless a blank comes before it; so does
+/// the end of the input (`last`: this piece is the end).
+fn read_words(input: &[u8], eof: Option<&[u8]>, last: bool) -> Read {
     let mut items: Vec<Item> = Vec::new();
     let mut word: Option<Vec<u8>> = None;
     let mut i = 0;
@@ -397,14 +514,22 @@ fn read_words(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
         match c {
             b' ' | b'\t' => {
                 if !finish(&mut word, &mut items) {
-                    return (items, None);
+                    return Read {
+                        items,
+                        eof_string: true,
+                        ..Read::default()
+                    };
                 }
                 prev_blank = true;
                 continue;
             }
             b'\n' => {
                 if !finish(&mut word, &mut items) {
-                    return (items, None);
+                    return Read {
+                        items,
+                        eof_string: true,
+                        ..Read::default()
+                    };
                 }
                 if !prev_blank {
                     if let Some(last) = items.last_mut() {
@@ -434,7 +559,11 @@ fn read_words(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
                             } else {
                                 UNMATCHED_DOUBLE
                             };
-                            return (items, Some(msg));
+                            return Read {
+                                items,
+                                error: Some(msg),
+                                ..Read::default()
+                            };
                         }
                         Some(&b) => {
                             w.push(b);
@@ -457,16 +586,26 @@ fn read_words(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
         }
         prev_blank = false;
     }
-    if finish(&mut word, &mut items) {
-        if let Some(last) = items.last_mut() {
-            last.line_end = true;
+    if !finish(&mut word, &mut items) {
+        return Read {
+            items,
+            eof_string: true,
+            ..Read::default()
+        };
+    }
+    if last {
+        if let Some(item) = items.last_mut() {
+            item.line_end = true;
         }
     }
-    (items, None)
+    Read {
+        items,
+        ..Read::default()
+    }
 }
 
 /// `-I`: each input line is one item, leading blanks dropped, quotes still removed.
-fn read_lines(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static str>) {
+fn read_lines(input: &[u8], eof: Option<&[u8]>) -> Read {
     let mut items = Vec::new();
     let mut word: Vec<u8> = Vec::new();
     let mut started = false;
@@ -475,11 +614,16 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
         let c = input[i];
         i += 1;
         match c {
-            b' ' | b'\t' if !started => {}
+            // GNU skips every isspace() byte before a line's item (\v and \f too).
+            b' ' | b'\t' | b'\x0b' | b'\x0c' | b'\r' if !started => {}
             b'\n' => {
                 if started {
                     if eof == Some(word.as_slice()) {
-                        return (items, None);
+                        return Read {
+                            items,
+                            eof_string: true,
+                            ..Read::default()
+                        };
                     }
                     items.push(Item {
                         word: std::mem::take(&mut word),
@@ -509,7 +653,11 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
                             } else {
                                 UNMATCHED_DOUBLE
                             };
-                            return (items, Some(msg));
+                            return Read {
+                                items,
+                                error: Some(msg),
+                                ..Read::default()
+                            };
                         }
                         Some(&b) => {
                             word.push(b);
@@ -524,13 +672,23 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> (Vec<Item>, Option<&'static s
             }
         }
     }
-    if started && eof != Some(word.as_slice()) {
+    if started {
+        if eof == Some(word.as_slice()) {
+            return Read {
+                items,
+                eof_string: true,
+                ..Read::default()
+            };
+        }
         items.push(Item {
             word,
             line_end: true,
         });
     }
-    (items, None)
+    Read {
+        items,
+        ..Read::default()
+    }
 }
 
 struct Runner<'a, 'c> {
@@ -700,29 +858,18 @@ fn arg_len(a: &[u8]) -> usize {
     a.len() + 1
 }
 
-/// The usual mode: as many items per command as `-n`, `-L` and `-s` allow.
+/// The usual mode: as many items per command as `-n`, `-L` and `-s` allow. Runs the
+/// command lines that `items` fill; the last one, if not full, only when the input has
+/// `ended`. The status that stops xargs, if any, and how many items were used.
 async fn run_batches<'c>(
     ctx: &mut Ctx<'c>,
     runner: &mut Runner<'_, 'c>,
     items: &[Item],
     o: &Options,
+    ended: bool,
     drop_partial: bool,
-) -> Result<Option<Status>> {
+) -> Result<(Option<Status>, usize)> {
     let base: usize = runner.command.iter().map(|a| arg_len(a)).sum();
-    if base > o.size {
-        warn(
-            ctx.stderr,
-            "cannot fit single argument within argument list size limit",
-        );
-        return Ok(Some(1));
-    }
-    if items.is_empty() {
-        if o.no_run_if_empty {
-            return Ok(None);
-        }
-        let argv = runner.command.to_vec();
-        return runner.exec(ctx, &argv).await;
-    }
     let mut i = 0;
     while i < items.len() {
         let mut argv = runner.command.to_vec();
@@ -736,12 +883,12 @@ async fn run_batches<'c>(
             if len + need > o.size {
                 if i == start {
                     warn(ctx.stderr, "argument line too long");
-                    return Ok(Some(runner.fatal()));
+                    return Ok((Some(runner.fatal()), i));
                 }
                 // -x (which -L implies): the items -n or -L asks for must all fit.
                 if o.exit_on_size && (o.max_args.is_some() || o.max_lines.is_some()) {
                     warn(ctx.stderr, "argument list too long");
-                    return Ok(Some(runner.fatal()));
+                    return Ok((Some(runner.fatal()), i));
                 }
                 full = true;
                 break;
@@ -761,14 +908,17 @@ async fn run_batches<'c>(
                 }
             }
         }
+        if !full && !ended {
+            return Ok((None, start)); // more input may fill it
+        }
         if drop_partial && !full {
             break;
         }
         if let Some(status) = runner.exec(ctx, &argv).await? {
-            return Ok(Some(status));
+            return Ok((Some(status), i));
         }
     }
-    Ok(None)
+    Ok((None, i))
 }
 
 /// `-I R`: one command per input line, with R replaced by the line in each argument.

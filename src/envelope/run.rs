@@ -28,6 +28,8 @@ pub struct Plan {
     pub steps: u64,
     /// Where failures go (`Errors-To:`), as far as it could be worked out.
     pub errors_to: Vec<Destination>,
+    /// What the script wrote to stderr (empty when it did not run).
+    pub stderr: Vec<u8>,
     pub result: Result<Routed, Failure>,
 }
 
@@ -91,10 +93,12 @@ pub async fn run(
             Ok(v) => v,
             Err(plan) => return plan,
         };
+    let mut stderr = Vec::new();
     Plan {
-        result: route(shell, host, envelope, req, &vars, &budget).await,
+        result: route(shell, host, envelope, req, &vars, &budget, &mut stderr).await,
         steps: budget.used(),
         errors_to,
+        stderr,
     }
 }
 
@@ -122,6 +126,7 @@ async fn variables(
                 return Err(Plan {
                     steps: budget.used(),
                     errors_to: Vec::new(),
+                    stderr: Vec::new(),
                     result: Err(expansion_failure(
                         &format!("line {}: {}", a.line, a.name),
                         e,
@@ -193,6 +198,7 @@ pub async fn stream_answer(
     let failed = |f: Failure, errors_to: &[Destination]| Plan {
         steps: budget.used(),
         errors_to: errors_to.to_vec(),
+        stderr: Vec::new(),
         result: Err(f),
     };
     let headers = match answer_headers(shell, host, envelope, &vars, &[], &budget).await {
@@ -282,6 +288,8 @@ async fn answer_headers(
     Ok(headers)
 }
 
+/// Runs the script and works out where its output goes; what the script wrote to stderr
+/// goes to `stderr`, whether it failed or not.
 async fn route(
     shell: &mut Shell,
     host: &dyn Host,
@@ -289,6 +297,7 @@ async fn route(
     req: &Incoming,
     vars: &[(Vec<u8>, Vec<u8>)],
     budget: &Budget,
+    stderr: &mut Vec<u8>,
 ) -> Result<Routed, Failure> {
     let body = if envelope.script.trim().is_empty() {
         req.body.clone()
@@ -297,7 +306,9 @@ async fn route(
             .run(host, script_job(envelope, req, vars, budget))
             .await;
         let _ = budget.spend(outcome.steps);
-        if let Some(failure) = script_failure(&outcome) {
+        let failure = script_failure(&outcome);
+        *stderr = outcome.stderr;
+        if let Some(failure) = failure {
             return Err(failure);
         }
         outcome.stdout
@@ -646,6 +657,22 @@ mod tests {
         let Err(f) = p.result else { panic!() };
         assert_eq!(f.what, "script");
         assert_eq!(f.message, "the script exited with status 3: bad");
+        assert_eq!(p.stderr, b"bad\n");
+    }
+
+    #[test]
+    fn stderr_is_kept_when_the_script_succeeds() {
+        let p = plan(
+            "To: -\n\necho out; echo oops >&2; echo more >&2\n",
+            &request(""),
+            &[],
+            &[],
+        );
+        let Ok(Routed::Answer { body, .. }) = p.result else {
+            panic!("{p:?}")
+        };
+        assert_eq!(body, b"out\n");
+        assert_eq!(p.stderr, b"oops\nmore\n");
     }
 
     #[test]

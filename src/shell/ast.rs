@@ -88,6 +88,9 @@ pub enum CaseEnd {
 pub struct Simple {
     pub assigns: Vec<Assign>,
     pub words: Vec<Word>,
+    /// The command is a declaration utility (`export`, `readonly`, `local`...): its
+    /// arguments that look like assignments are expanded like assignments (POSIX 2.9.1).
+    pub declaration: bool,
     pub redirs: Vec<Redir>,
     pub line: u32,
 }
@@ -156,6 +159,9 @@ pub enum Part {
     Command(Rc<Script>),
     /// `$((...))`: the parts are expanded like a double-quoted word, then evaluated.
     Arith(Vec<Part>),
+    /// A tilde-prefix (`~`, `~name`) at the start of a word or of an assignment's value
+    /// (and after its `:`s): the login name, empty for `~`.
+    Tilde(Vec<u8>),
 }
 
 impl PartialEq for Script {
@@ -209,6 +215,9 @@ pub enum ParamOp {
     Substring(Word, Option<Word>),
     /// `${name^}` `${name^^}` `${name,}` `${name,,}` (bash): `upper`, `all`.
     Case(bool, bool),
+    /// A `${...}` that means nothing (`${%}`): an error when it is expanded, not when
+    /// it is parsed (POSIX leaves it unspecified; dash and bash agree). The text.
+    Bad(Vec<u8>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +243,10 @@ impl Word {
             for p in parts {
                 match p {
                     Part::Lit(s) | Part::Quoted(s) => out.extend_from_slice(s),
+                    Part::Tilde(name) => {
+                        out.push(b'~');
+                        out.extend_from_slice(name);
+                    }
                     Part::Double(inner) => {
                         if !walk(inner, out) {
                             return false;
@@ -250,6 +263,8 @@ impl Word {
 
     /// Whether any part is quoted (a quoted here-document delimiter turns off expansion).
     pub fn has_quotes(&self) -> bool {
-        self.parts.iter().any(|p| !matches!(p, Part::Lit(_)))
+        self.parts
+            .iter()
+            .any(|p| !matches!(p, Part::Lit(_) | Part::Tilde(_)))
     }
 }

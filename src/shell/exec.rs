@@ -16,6 +16,8 @@ use std::rc::Rc;
 
 use super::ast::*;
 use super::cache::ScriptCache;
+use super::options::Opt;
+use super::redirect::Fd;
 use super::state::State;
 use crate::budget::{Budget, BYTES_PER_STEP};
 use crate::builtins::{self, Caches, Ctx, Net, Run};
@@ -135,6 +137,8 @@ pub struct Exec<'s> {
     pub subst_status: Option<Status>,
     /// The script ended by `exit` or an error, not by running to its end.
     pub exited: bool,
+    /// File descriptors 3-9 (see [`super::redirect`]).
+    pub fds: [Fd; 7],
 }
 
 impl<'s> Exec<'s> {
@@ -150,6 +154,7 @@ impl<'s> Exec<'s> {
             line: 1,
             subst_status: None,
             exited: false,
+            fds: Default::default(),
         }
     }
 
@@ -172,6 +177,7 @@ impl<'s> Exec<'s> {
             line: self.line,
             subst_status: None,
             exited: false,
+            fds: self.fds.clone(),
         }
     }
 
@@ -218,6 +224,10 @@ impl<'s> Exec<'s> {
     pub async fn list(&mut self, list: &[AndOr], io: Io) -> R {
         let mut status = 0;
         for ao in list {
+            // `set -n`: read commands, run none.
+            if self.st.opts.on(Opt::NOEXEC) {
+                break;
+            }
             status = self.and_or(ao, io).await?;
         }
         Ok(status)
@@ -248,7 +258,10 @@ impl<'s> Exec<'s> {
             status = i32::from(status == 0);
         }
         self.st.status = status;
-        if status != 0 && !guarded && self.cond == 0 && self.st.errexit {
+        // A compound command other than a subshell fails only by a command inside it,
+        // which `set -e` has judged already (a failure it ignored stays ignored).
+        let compound = matches!(p.cmds.as_slice(), [Command::Compound(c, _)] if !matches!(**c, Compound::Subshell(_)));
+        if status != 0 && !guarded && !compound && self.cond == 0 && self.st.opts.on(Opt::ERREXIT) {
             return Err(Ctl::Exit(status));
         }
         Ok(status)
@@ -301,7 +314,7 @@ impl<'s> Exec<'s> {
                 failed = s;
             }
         }
-        if self.st.pipefail && status == 0 {
+        if self.st.opts.on(Opt::PIPEFAIL) && status == 0 {
             status = failed;
         }
         Ok(status)
@@ -314,16 +327,25 @@ impl<'s> Exec<'s> {
                 if redirs.is_empty() {
                     return self.compound(c, io).await;
                 }
-                let in_mark = self.inputs.len();
-                let r = match self.redirect(redirs, io).await {
+                let mut mark = self.mark();
+                let r = match self.redirect(redirs, io, &mut mark).await {
                     Ok(Ok(io)) => self.compound(c, io).await,
                     Ok(Err(status)) => Ok(status),
                     Err(e) => Err(e),
                 };
-                self.inputs.truncate(in_mark);
+                self.unwind(mark);
                 r
             }
             Command::FuncDef(f) => {
+                if super::special::is_posix_special(&f.name) {
+                    // POSIX 2.9.5: a special builtin's name cannot be a function's.
+                    let name = String::from_utf8_lossy(&f.name).into_owned();
+                    self.diag(
+                        io,
+                        &format!("{name}: a special builtin cannot be a function"),
+                    );
+                    return Err(Ctl::Abort { top: 2, sub: 2 });
+                }
                 Rc::make_mut(&mut self.st.funcs).insert(f.name.clone(), f.clone());
                 Ok(0)
             }
@@ -346,9 +368,17 @@ impl<'s> Exec<'s> {
                 Compound::Subshell(list) => {
                     self.sh.budget.spend(1)?;
                     self.enter()?;
-                    let saved = self.st.clone();
-                    let r = self.list(list, io).await;
-                    self.st = saved;
+                    let saved = (self.st.clone(), self.save_streams());
+                    // A subshell does not inherit the EXIT action; one it sets runs as it ends.
+                    if self.st.traps.iter().any(|(n, _)| *n == "EXIT") {
+                        Rc::make_mut(&mut self.st.traps).retain(|(n, _)| *n != "EXIT");
+                    }
+                    let r = match self.list(list, io).await {
+                        Ok(s) | Err(Ctl::Exit(s)) => self.run_exit_trap(s, io).await,
+                        r => r,
+                    };
+                    self.st = saved.0;
+                    self.restore_streams(saved.1);
                     self.depth -= 1;
                     sub_status(r)
                 }
@@ -466,171 +496,125 @@ impl<'s> Exec<'s> {
         Ok(status)
     }
 
-    /// Applies redirections to `io`: `Ok(Err(status))` when one fails (reported).
-    /// Inputs it pushes are the caller's to truncate.
-    pub async fn redirect(&mut self, redirs: &[Redir], mut io: Io) -> R<Result<Io, Status>> {
-        for r in redirs {
-            let fd = r.fd.unwrap_or(match r.op {
-                RedirOp::In | RedirOp::DupIn | RedirOp::HereDoc | RedirOp::ReadWrite => 0,
-                _ => 1,
-            });
-            let target = match &r.target {
-                RedirTarget::Here(cell) => {
-                    let body = match cell.get() {
-                        Some(w) => self.expand_quoted(w, io).await?,
-                        None => Vec::new(),
-                    };
-                    if fd != 0 {
-                        self.diag(
-                            io,
-                            &format!("{fd}: here-documents only go to standard input"),
-                        );
-                        return Ok(Err(1));
-                    }
-                    self.inputs.push(Stdin::bytes(body));
-                    io.stdin = self.inputs.len() - 1;
-                    continue;
-                }
-                RedirTarget::Word(w) => self.expand_string(w, io).await?,
-            };
-            if fd > 2 {
-                self.diag(
-                    io,
-                    &format!("{fd}: bad file descriptor (only 0, 1 and 2 exist)"),
-                );
-                return Ok(Err(1));
-            }
-            let t = target.as_slice();
-            let sink_of = |io: &Io, t: &[u8]| -> Option<Option<usize>> {
-                match t {
-                    b"/dev/null" => Some(None),
-                    b"/dev/stdout" | b"/dev/fd/1" => Some(io.out),
-                    b"/dev/stderr" | b"/dev/fd/2" => Some(io.err),
-                    _ => None,
-                }
-            };
-            let ok = match r.op {
-                RedirOp::In | RedirOp::ReadWrite => match t {
-                    b"/dev/null" => {
-                        self.inputs.push(Stdin::default());
-                        io.stdin = self.inputs.len() - 1;
-                        true
-                    }
-                    b"/dev/stdin" | b"/dev/fd/0" => true,
-                    _ => false,
-                },
-                RedirOp::DupIn => match t {
-                    b"0" => true,
-                    b"-" => {
-                        self.inputs.push(Stdin::default());
-                        io.stdin = self.inputs.len() - 1;
-                        true
-                    }
-                    _ => {
-                        self.diag(
-                            io,
-                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
-                        );
-                        return Ok(Err(1));
-                    }
-                },
-                RedirOp::Out | RedirOp::Append => match sink_of(&io, t) {
-                    Some(s) => {
-                        set_fd(&mut io, fd, s);
-                        true
-                    }
-                    None => false,
-                },
-                RedirOp::OutErr => match sink_of(&io, t) {
-                    Some(s) => {
-                        io.out = s;
-                        io.err = s;
-                        true
-                    }
-                    None => false,
-                },
-                RedirOp::DupOut => match t {
-                    b"1" => {
-                        let s = io.out;
-                        set_fd(&mut io, fd, s);
-                        true
-                    }
-                    b"2" => {
-                        let s = io.err;
-                        set_fd(&mut io, fd, s);
-                        true
-                    }
-                    b"-" => {
-                        set_fd(&mut io, fd, None);
-                        true
-                    }
-                    _ if t.iter().all(u8::is_ascii_digit) && !t.is_empty() => {
-                        self.diag(
-                            io,
-                            &format!("{}: bad file descriptor", String::from_utf8_lossy(t)),
-                        );
-                        return Ok(Err(1));
-                    }
-                    _ => match sink_of(&io, t) {
-                        Some(s) if r.fd.is_none() => {
-                            io.out = s;
-                            io.err = s;
-                            true
-                        }
-                        Some(s) => {
-                            set_fd(&mut io, fd, s);
-                            true
-                        }
-                        None => false,
-                    },
-                },
-                RedirOp::HereDoc => true,
-            };
-            if !ok {
-                self.diag(
-                    io,
-                    &format!(
-                        "{}: cannot open: there is no file system (only /dev/null, /dev/stdin, /dev/stdout and /dev/stderr)",
-                        String::from_utf8_lossy(t)
-                    ),
-                );
-                return Ok(Err(1));
-            }
-        }
-        Ok(Ok(io))
-    }
-
     async fn simple(&mut self, s: &Simple, io: Io) -> R {
         self.sh.budget.spend(1)?;
         self.line = s.line;
         self.subst_status = None;
-        let argv = self.expand_words(&s.words, io).await?;
-        let in_mark = self.inputs.len();
-        let r = self.simple_redirected(s, argv, io).await;
-        self.inputs.truncate(in_mark);
+        let argv = if s.declaration {
+            self.expand_declaration(&s.words, io).await?
+        } else {
+            self.expand_words(&s.words, io).await?
+        };
+        let special = argv
+            .first()
+            .is_some_and(|n| super::special::is_posix_special(n));
+        let mut mark = self.mark();
+        let new_io = if s.redirs.is_empty() {
+            io
+        } else {
+            match self.redirect(&s.redirs, io, &mut mark).await {
+                Ok(Ok(new_io)) => new_io,
+                Ok(Err(status)) => {
+                    self.unwind(mark);
+                    // A special builtin's redirection error ends the shell (POSIX 2.8.1).
+                    if special {
+                        return Err(Ctl::Abort { top: 2, sub: 2 });
+                    }
+                    return Ok(status);
+                }
+                Err(e) => {
+                    self.unwind(mark);
+                    return Err(e);
+                }
+            }
+        };
+        if argv.len() == 1 && argv[0] == b"exec" {
+            // `exec` with only redirections: they stay for the rest of the shell.
+            self.keep_redirections(io, new_io, mark);
+            self.assign_all(&s.assigns, io).await?;
+            self.trace(&argv, io).await?;
+            return Ok(self.subst_status.unwrap_or(0));
+        }
+        let r = self.simple_redirected(s, argv, new_io, special).await;
+        self.unwind(mark);
         r
     }
 
-    async fn simple_redirected(&mut self, s: &Simple, argv: Vec<Vec<u8>>, io: Io) -> R {
-        let io = if s.redirs.is_empty() {
-            io
-        } else {
-            match self.redirect(&s.redirs, io).await? {
-                Ok(io) => io,
-                Err(status) => return Ok(status),
+    /// `set -x`: the command about to run (or an assignment, `name=value`), after PS4
+    /// (`+ `), quoted as bash quotes it.
+    async fn trace(&mut self, argv: &[Vec<u8>], io: Io) -> R<()> {
+        if !self.st.opts.on(Opt::XTRACE) {
+            return Ok(());
+        }
+        let mut words = Vec::new();
+        for (i, a) in argv.iter().enumerate() {
+            if i > 0 {
+                words.push(b' ');
             }
-        };
-        if argv.is_empty() {
-            for a in &s.assigns {
-                let v = self.assign_value(a, io).await?;
-                if let Err(msg) = self.st.set(&a.name, v) {
-                    self.diag(io, &msg);
-                    return Err(Ctl::Abort { top: 1, sub: 1 });
+            words.extend_from_slice(&super::special::quote_value(a));
+        }
+        self.trace_line(words, io).await
+    }
+
+    /// Writes PS4, expanded (with tracing off, so that a `$(...)` in it is not traced),
+    /// then `text`.
+    async fn trace_line(&mut self, text: Vec<u8>, io: Io) -> R<()> {
+        let mut line = match self.st.get(b"PS4").map(<[u8]>::to_vec) {
+            None => b"+ ".to_vec(),
+            Some(ps4) => {
+                let word = self.sh.scripts.borrow_mut().template(&ps4);
+                match &*word {
+                    Ok(w) => {
+                        self.st.opts.set(Opt::XTRACE, false);
+                        let r = Box::pin(self.expand_quoted(w, io)).await;
+                        self.st.opts.set(Opt::XTRACE, true);
+                        match r {
+                            // An error in PS4 is reported and the command still runs.
+                            Err(Ctl::Abort { .. }) => Vec::new(),
+                            r => r?,
+                        }
+                    }
+                    Err(_) => ps4,
                 }
             }
+        };
+        line.extend_from_slice(&text);
+        line.push(b'\n');
+        self.write(io.err, &line);
+        Ok(())
+    }
+
+    /// Assignments that stay: alone on a line, or before a special builtin.
+    async fn assign_all(&mut self, assigns: &[Assign], io: Io) -> R<()> {
+        for a in assigns {
+            let v = self.assign_value(a, io).await?;
+            if let Err(msg) = self.st.set(&a.name, v) {
+                self.diag(io, &msg);
+                return Err(Ctl::Abort { top: 1, sub: 1 });
+            }
+        }
+        Ok(())
+    }
+
+    async fn simple_redirected(
+        &mut self,
+        s: &Simple,
+        argv: Vec<Vec<u8>>,
+        io: Io,
+        special: bool,
+    ) -> R {
+        if argv.is_empty() {
+            self.assign_all(&s.assigns, io).await?;
             return Ok(self.subst_status.unwrap_or(0));
         }
         if s.assigns.is_empty() {
+            self.trace(&argv, io).await?;
+            return self.dispatch(&argv, io, true).await;
+        }
+        if special {
+            // Before a special builtin, assignments change the shell (POSIX 2.14).
+            self.assign_all(&s.assigns, io).await?;
+            self.trace(&argv, io).await?;
             return self.dispatch(&argv, io, true).await;
         }
         // Assignments before a command hold for that command only, exported.
@@ -652,6 +636,7 @@ impl<'s> Exec<'s> {
             var.value = Some(v);
             var.exported = true;
         }
+        self.trace(&argv, io).await?;
         let r = self.dispatch(&argv, io, true).await;
         self.st.restore(saved);
         r
@@ -659,6 +644,12 @@ impl<'s> Exec<'s> {
 
     async fn assign_value(&mut self, a: &Assign, io: Io) -> R<Vec<u8>> {
         let v = self.expand_string(&a.value, io).await?;
+        if self.st.opts.on(Opt::XTRACE) {
+            let mut shown = a.name.clone();
+            shown.extend_from_slice(if a.append { b"+=" } else { b"=" });
+            shown.extend_from_slice(&super::special::quote_value(&v));
+            self.trace_line(shown, io).await?;
+        }
         if a.append {
             let mut old = self.st.get(&a.name).map(<[u8]>::to_vec).unwrap_or_default();
             old.extend_from_slice(&v);
@@ -698,17 +689,17 @@ impl<'s> Exec<'s> {
         self.enter()?;
         let params = std::mem::replace(&mut self.st.params, Rc::new(argv[1..].to_vec()));
         self.st.frames.push(Vec::new());
-        let in_mark = self.inputs.len();
+        let mut mark = self.mark();
         let r = if f.redirs.is_empty() {
             self.compound(&f.body, io).await
         } else {
-            match self.redirect(&f.redirs, io).await {
+            match self.redirect(&f.redirs, io, &mut mark).await {
                 Ok(Ok(io)) => self.compound(&f.body, io).await,
                 Ok(Err(s)) => Ok(s),
                 Err(e) => Err(e),
             }
         };
-        self.inputs.truncate(in_mark);
+        self.unwind(mark);
         let frame = self.st.frames.pop().unwrap_or_default();
         self.st.restore(frame);
         self.st.params = params;
@@ -780,7 +771,8 @@ impl<'s> Exec<'s> {
             self.enter()?;
             self.sinks.push(Out::buffer());
             let idx = self.sinks.len() - 1;
-            let saved = self.st.clone();
+            let buffer = self.sinks[idx].clone();
+            let saved = (self.st.clone(), self.save_streams());
             let line = self.line;
             let r = self
                 .list(
@@ -792,10 +784,11 @@ impl<'s> Exec<'s> {
                     },
                 )
                 .await;
-            self.st = saved;
+            self.st = saved.0;
+            self.restore_streams(saved.1);
             self.line = line;
             self.depth -= 1;
-            let mut out = self.sinks[idx].take();
+            let mut out = buffer.take();
             self.sinks.truncate(idx);
             let status = sub_status(r)?;
             self.subst_status = Some(status);
@@ -803,16 +796,13 @@ impl<'s> Exec<'s> {
             while out.last() == Some(&b'\n') {
                 out.pop();
             }
+            // A shell's strings are C strings: NUL bytes in the output are dropped (as
+            // dash and bash do).
+            if memchr::memchr(0, &out).is_some() {
+                out.retain(|&c| c != 0);
+            }
             Ok(out)
         })
-    }
-}
-
-fn set_fd(io: &mut Io, fd: u32, sink: Option<usize>) {
-    match fd {
-        1 => io.out = sink,
-        2 => io.err = sink,
-        _ => {}
     }
 }
 

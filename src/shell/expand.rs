@@ -10,6 +10,7 @@ use std::pin::Pin;
 use super::arith;
 use super::ast::{Anchor, Param, ParamName, ParamOp, Part, Word};
 use super::exec::{Ctl, Exec, Io, R};
+use super::options::Opt;
 use super::pattern::{quote_into, Pattern};
 use crate::budget::BYTES_PER_STEP;
 use crate::error::Error;
@@ -224,6 +225,24 @@ impl Exec<'_> {
         Ok(out)
     }
 
+    /// Expands the words of a declaration utility (`export x=$v`): arguments written as
+    /// assignments are not split.
+    pub(super) async fn expand_declaration(
+        &mut self,
+        words: &[super::ast::Word],
+        io: Io,
+    ) -> R<Vec<Vec<u8>>> {
+        let mut out = Vec::with_capacity(words.len());
+        for w in words {
+            if super::parse::is_assignment_word(w) {
+                out.push(self.expand_string(w, io).await?);
+            } else {
+                out.extend(self.expand_words(std::slice::from_ref(w), io).await?);
+            }
+        }
+        Ok(out)
+    }
+
     /// Expands a word to one string, without field splitting (assignments, redirection
     /// targets, the word of `case`, here-documents).
     pub(super) async fn expand_string(&mut self, w: &Word, io: Io) -> R<Vec<u8>> {
@@ -339,6 +358,20 @@ impl Exec<'_> {
                     let out = self.command_subst(script, io).await?;
                     self.value(&out, q, acc)?;
                 }
+                Part::Tilde(name) => {
+                    // `~` is $HOME, not split; there is no user database for `~name`.
+                    match self.st.get(b"HOME").filter(|_| name.is_empty()) {
+                        Some(home) => {
+                            let home = home.to_vec();
+                            acc.made += home.len();
+                            acc.quoted(&home);
+                        }
+                        None => {
+                            acc.lit(b"~");
+                            acc.lit(name);
+                        }
+                    }
+                }
                 Part::Arith(inner) => {
                     let mut a = Acc::new(false, false);
                     self.parts_boxed(
@@ -400,6 +433,16 @@ impl Exec<'_> {
         }
     }
 
+    /// A parameter's value; `LINENO` is the current line unless the script set it.
+    fn param_value(&self, name: &ParamName) -> Option<Vec<u8>> {
+        match name {
+            ParamName::Var(n) if n == b"LINENO" && self.st.get(n).is_none() => {
+                Some(self.line.to_string().into_bytes())
+            }
+            _ => self.st.param(name),
+        }
+    }
+
     /// `$x`, `${x}` and `${#x}`.
     fn param_simple(&mut self, p: &Param, q: Q, acc: &mut Acc, io: Io) -> R<()> {
         // "$@" and $@, $*: lists of fields.
@@ -413,6 +456,10 @@ impl Exec<'_> {
             let vars = self.st.vars.clone();
             return match vars.get(name).and_then(|v| v.value.as_deref()) {
                 Some(v) => self.value(v, q, acc),
+                None if name == b"LINENO" => {
+                    let line = self.line.to_string();
+                    self.value(line.as_bytes(), q, acc)
+                }
                 None => {
                     self.check_set(&p.name, io)?;
                     if q.dq {
@@ -422,7 +469,7 @@ impl Exec<'_> {
                 }
             };
         }
-        let value: Option<Vec<u8>> = self.st.param(&p.name);
+        let value: Option<Vec<u8>> = self.param_value(&p.name);
         match &p.op {
             ParamOp::Plain => match value {
                 Some(v) => self.value(&v, q, acc),
@@ -451,7 +498,7 @@ impl Exec<'_> {
     }
 
     async fn param(&mut self, p: &Param, q: Q, acc: &mut Acc, io: Io) -> R<()> {
-        let value: Option<Vec<u8>> = self.st.param(&p.name);
+        let value: Option<Vec<u8>> = self.param_value(&p.name);
         match &p.op {
             ParamOp::Plain | ParamOp::Length => self.param_simple(p, q, acc, io),
             ParamOp::Default(colon, w)
@@ -615,6 +662,13 @@ impl Exec<'_> {
                 }
                 Ok(())
             }
+            ParamOp::Bad(text) => {
+                self.diag(
+                    io,
+                    &format!("{}: bad substitution", String::from_utf8_lossy(text)),
+                );
+                Err(Ctl::Abort { top: 2, sub: 2 })
+            }
             ParamOp::Case(upper, all) => {
                 let mut v = self.value_or_check(value, &p.name, io)?;
                 let n = if *all { v.len() } else { v.len().min(1) };
@@ -646,7 +700,7 @@ impl Exec<'_> {
 
     /// `set -u`: an unset parameter is an error.
     fn check_set(&mut self, name: &ParamName, io: Io) -> R<()> {
-        if self.st.nounset && !matches!(name, ParamName::Special(_)) {
+        if self.st.opts.on(Opt::NOUNSET) && !matches!(name, ParamName::Special(_)) {
             let n = Self::param_name_text(name);
             self.diag(io, &format!("{n}: unbound variable"));
             return Err(Ctl::Abort { top: 127, sub: 1 });

@@ -225,6 +225,12 @@ impl Parser<'_> {
             Ctx::Plain => (false, true),
             Ctx::Brace { dq, sq, .. } => (dq, sq),
         };
+        if matches!(ctx, Ctx::Plain) && self.peek_byte() == Some(b'~') {
+            if let Some(n) = tilde_prefix(&self.src[self.pos..], is_meta) {
+                parts.push(Part::Tilde(self.src[self.pos + 1..self.pos + n].to_vec()));
+                self.pos += n;
+            }
+        }
         while let Some(c) = self.peek_byte() {
             match ctx {
                 Ctx::Plain if is_meta(c) => break,
@@ -388,6 +394,10 @@ impl Parser<'_> {
     /// At a `$`: the expansion it starts, or `None` when it is a literal `$`.
     fn lex_dollar(&mut self, unquoted: bool) -> Result<Option<Part>> {
         let start = self.pos;
+        // Backslash-newlines between `$` and what follows are removed first (POSIX 2.2.1).
+        while self.byte_at(1) == Some(b'\\') && self.byte_at(2) == Some(b'\n') {
+            self.pos += 2;
+        }
         let Some(c) = self.byte_at(1) else {
             self.pos += 1;
             return Ok(None);
@@ -636,29 +646,42 @@ impl Parser<'_> {
         Ok(parts)
     }
 
-    fn bad_subst(&self, start: usize) -> crate::error::Error {
-        let end =
-            memchr::memchr(b'}', &self.src[start..]).map_or(self.src.len(), |n| start + n + 1);
-        let text = String::from_utf8_lossy(&self.src[start.saturating_sub(2)..end]).into_owned();
-        self.error_at(start, format!("{text}: bad substitution"))
+    /// A `${...}` that means nothing: `ParamOp::Bad` with its text, up to the next `}`
+    /// (a syntax error when there is none).
+    fn bad_subst(&mut self, start: usize) -> Result<Param> {
+        let Some(n) = memchr::memchr(b'}', &self.src[start..]) else {
+            return Err(self.eof_error(start, "`}'"));
+        };
+        let end = start + n + 1;
+        let text = self.src[start.saturating_sub(2)..end].to_vec();
+        self.pos = end;
+        Ok(Param {
+            name: ParamName::Special(b'?'),
+            op: ParamOp::Bad(text),
+        })
+    }
+
+    /// Whether a parameter and its `}` start at `pos` (after `${#`: then it is a length).
+    fn param_then_brace(&self, pos: usize) -> bool {
+        let rest = &self.src[pos.min(self.src.len())..];
+        let n = match rest.first() {
+            Some(&c) if is_name_start(c) => rest.iter().take_while(|&&c| is_name_char(c)).count(),
+            Some(c) if c.is_ascii_digit() => rest.iter().take_while(|c| c.is_ascii_digit()).count(),
+            Some(b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => 1,
+            _ => return false,
+        };
+        rest.get(n) == Some(&b'}')
     }
 
     /// `${...}` after the `${`.
     fn lex_brace(&mut self, dq: bool) -> Result<Param> {
         let start = self.pos;
         let mut length = false;
-        if self.peek_byte() == Some(b'#') {
-            match self.byte_at(1) {
-                Some(b'}') => {}
-                Some(c)
-                    if is_name_char(c)
-                        || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') =>
-                {
-                    length = true;
-                    self.pos += 1;
-                }
-                _ => {}
-            }
+        // `${#name}` is a length; `${#}`, `${##}`-as-`$#`-then-operator (`${###}`,
+        // `${##2}`) are `$#`.
+        if self.peek_byte() == Some(b'#') && self.param_then_brace(self.pos + 1) {
+            length = true;
+            self.pos += 1;
         }
         let name = match self.peek_byte() {
             Some(c) if is_name_start(c) => {
@@ -687,11 +710,11 @@ impl Parser<'_> {
                 self.pos += 1;
                 ParamName::Special(c)
             }
-            _ => return Err(self.bad_subst(start)),
+            _ => return self.bad_subst(start),
         };
         if length {
             if self.peek_byte() != Some(b'}') {
-                return Err(self.bad_subst(start));
+                return self.bad_subst(start);
             }
             self.pos += 1;
             return Ok(Param {
@@ -802,13 +825,13 @@ impl Parser<'_> {
                 }
                 ParamOp::Case(c == b'^', all)
             }
-            _ => return Err(self.bad_subst(start)),
+            _ => return self.bad_subst(start),
         };
         if self.peek_byte() != Some(b'}') {
             if self.pos >= self.src.len() {
                 return Err(self.eof_error(start, "`}'"));
             }
-            return Err(self.bad_subst(start));
+            return self.bad_subst(start);
         }
         self.pos += 1;
         Ok(Param { name, op })
@@ -822,6 +845,58 @@ fn value_op(c: u8, colon: bool, w: Word) -> ParamOp {
         b'?' => ParamOp::Error(colon, w),
         _ => ParamOp::Alt(colon, w),
     }
+}
+
+/// The length of the tilde-prefix `s` starts with (`~` and a login name, ended by `/` or
+/// by a byte for which `ends` holds, or by the end), if it is one.
+pub(super) fn tilde_prefix(s: &[u8], ends: impl Fn(u8) -> bool) -> Option<usize> {
+    if s.first() != Some(&b'~') {
+        return None;
+    }
+    let n = 1 + s[1..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+        .count();
+    match s.get(n) {
+        None => Some(n),
+        Some(&c) if c == b'/' || ends(c) => Some(n),
+        Some(_) => None,
+    }
+}
+
+/// Tilde-prefixes in an assignment's value: at its start and after each unquoted `:`.
+pub(super) fn assignment_tildes(parts: Vec<Part>) -> Vec<Part> {
+    let last = parts.len().saturating_sub(1);
+    let mut out = Vec::with_capacity(parts.len());
+    for (k, part) in parts.into_iter().enumerate() {
+        let Part::Lit(text) = part else {
+            out.push(part);
+            continue;
+        };
+        // An end of this literal ends a prefix only at the end of the word.
+        let at_end = k == last;
+        let mut lit = Vec::new();
+        let mut i = 0;
+        let mut boundary = k == 0;
+        while i < text.len() {
+            if boundary {
+                let prefix = tilde_prefix(&text[i..], |c| c == b':')
+                    .filter(|&n| at_end || i + n < text.len());
+                if let Some(n) = prefix {
+                    flush(&mut out, &mut lit);
+                    out.push(Part::Tilde(text[i + 1..i + n].to_vec()));
+                    i += n;
+                    boundary = false;
+                    continue;
+                }
+            }
+            boundary = text[i] == b':';
+            lit.push(text[i]);
+            i += 1;
+        }
+        flush(&mut out, &mut lit);
+    }
+    out
 }
 
 fn flush(parts: &mut Vec<Part>, lit: &mut Vec<u8>) {

@@ -17,10 +17,13 @@ pub mod cache;
 pub mod exec;
 pub mod expand;
 pub mod lex;
+pub mod options;
 pub mod parse;
 pub mod pattern;
+pub mod redirect;
 pub mod special;
 pub mod state;
+pub mod trap;
 
 use std::rc::Rc;
 
@@ -127,12 +130,16 @@ impl Shell {
             var.value = Some(v);
             var.exported = true;
         }
+        // A shell starts with OPTIND=1 whatever its environment says (POSIX).
+        let _ = ex.st.set(b"OPTIND", b"1".to_vec());
         ex.st.arg0 = Rc::new(job.arg0);
         ex.st.params = Rc::new(job.args);
         let (body, syntax) = match &*parsed {
             Ok(script) => (&script.body, None),
             Err(failed) => (&failed.prefix.body, Some(failed.error.clone())),
         };
+        // The script's stderr, kept apart: `exec 2>&1` repoints the shell's fd 2.
+        let stderr_sink = ex.sinks[1].clone();
         let probe = 0u8;
         let base = std::ptr::addr_of!(probe) as usize;
         let r = ex.list(body, Exec::TOP).await;
@@ -144,7 +151,13 @@ impl Shell {
                 error = Some(e);
             }
         }
-        let stderr = ex.sinks[1].take();
+        if matches!(error, None | Some(Error::Syntax { .. })) {
+            match ex.run_exit_trap(status, Exec::TOP).await {
+                Ok(s) => status = s,
+                Err(e) => (status, error) = finish(&mut ex, Err(e)),
+            }
+        }
+        let stderr = stderr_sink.take();
         drop(ex);
         if let Out::Pipe(pipe) = &stdout {
             pipe.close_write();

@@ -4,7 +4,7 @@ use std::cell::OnceCell;
 use std::rc::Rc;
 
 use super::ast::*;
-use super::lex::{is_name, Op, Tok};
+use super::lex::{assignment_tildes, is_name, Op, Tok};
 use crate::error::{Error, Result};
 
 /// A here-document whose body comes after the next newline.
@@ -638,6 +638,7 @@ impl<'a> Parser<'a> {
         let mut s = Simple {
             assigns: Vec::new(),
             words: Vec::new(),
+            declaration: false,
             redirs: Vec::new(),
             line,
         };
@@ -653,12 +654,24 @@ impl<'a> Parser<'a> {
                 {
                     let name = s.words[0].as_literal().map(<[u8]>::to_vec);
                     match name {
-                        Some(name) if valid_func_name(&name) => {
+                        // POSIX: a function's name is a NAME (bash, outside its POSIX
+                        // mode, takes `a-b` and `a.b` too).
+                        Some(name) if is_name(&name) => {
                             self.next()?;
                             if self.next()? != Tok::Op(Op::RParen) {
                                 return Err(self.unexpected_last());
                             }
                             return self.funcdef(name);
+                        }
+                        Some(name) if valid_func_name(&name) => {
+                            let at = self.tok_start;
+                            return Err(self.error_at(
+                                at,
+                                format!(
+                                    "`{}': not a valid function name",
+                                    String::from_utf8_lossy(&name)
+                                ),
+                            ));
                         }
                         _ => return Err(self.unexpected()),
                     }
@@ -676,6 +689,22 @@ impl<'a> Parser<'a> {
         }
         if s.words.is_empty() && s.assigns.is_empty() && s.redirs.is_empty() {
             return Err(self.unexpected());
+        }
+        let utility = s.words.first().and_then(Word::as_literal);
+        if utility.is_some_and(is_declaration_utility) {
+            s.declaration = true;
+            for w in &mut s.words[1..] {
+                if let Some(a) = as_assignment(w) {
+                    // The word keeps its `name=`; its value gets the assignment's tildes.
+                    let Some(Part::Lit(first)) = w.parts.first() else {
+                        continue;
+                    };
+                    let eq = memchr::memchr(b'=', first).unwrap_or(0);
+                    let mut parts = vec![Part::Lit(first[..=eq].to_vec())];
+                    parts.extend(a.value.parts);
+                    w.parts = parts;
+                }
+            }
         }
         Ok(Command::Simple(s))
     }
@@ -732,6 +761,20 @@ fn valid_func_name(name: &[u8]) -> bool {
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b':' | b'@'))
 }
 
+/// The utilities whose `name=value` arguments are assignments (POSIX's `export` and
+/// `readonly`; bash's and dash's `local`; bash's `declare` and `typeset`).
+fn is_declaration_utility(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"export" | b"readonly" | b"local" | b"declare" | b"typeset"
+    )
+}
+
+/// Whether a command's argument is written as an assignment (`name=...`, `name+=...`).
+pub(super) fn is_assignment_word(w: &Word) -> bool {
+    as_assignment(w).is_some()
+}
+
 /// `name=value` or `name+=value` when the word starts with one.
 fn as_assignment(w: &Word) -> Option<Assign> {
     let Some(Part::Lit(first)) = w.parts.first() else {
@@ -752,7 +795,9 @@ fn as_assignment(w: &Word) -> Option<Assign> {
     parts.extend(w.parts[1..].iter().cloned());
     Some(Assign {
         name: name.to_vec(),
-        value: Word { parts },
+        value: Word {
+            parts: assignment_tildes(parts),
+        },
         append,
     })
 }

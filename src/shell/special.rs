@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::exec::{sub_status, Ctl, Exec, Io, R};
 use super::lex::is_name;
+use super::options::{Opt, Options};
 use super::state::{State, Var};
 use crate::budget::BYTES_PER_STEP;
 use crate::builtins;
@@ -16,8 +17,19 @@ use crate::error::Status;
 const SPECIALS: &[&str] = &[
     ".", ":", "bash", "break", "builtin", "cd", "command", "continue", "declare", "eval", "exec",
     "exit", "export", "getopts", "let", "local", "pwd", "read", "readonly", "return", "set", "sh",
-    "shift", "shopt", "source", "trap", "type", "typeset", "umask", "unset", "wait",
+    "shift", "shopt", "source", "times", "trap", "type", "typeset", "umask", "unset", "wait",
 ];
+
+/// The special built-in utilities of POSIX (XCU 2.14), sorted: assignments before them
+/// stay, their errors end a non-interactive shell, and no function may take their names.
+const POSIX_SPECIALS: &[&str] = &[
+    ".", ":", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
+    "shift", "times", "trap", "unset",
+];
+
+pub fn is_posix_special(name: &[u8]) -> bool {
+    std::str::from_utf8(name).is_ok_and(|n| POSIX_SPECIALS.binary_search(&n).is_ok())
+}
 
 pub fn is_special(name: &[u8]) -> bool {
     std::str::from_utf8(name).is_ok_and(|n| SPECIALS.binary_search(&n).is_ok())
@@ -42,7 +54,7 @@ fn number(b: &[u8]) -> Option<i64> {
 }
 
 /// Quotes a value for `set` and `export -p` output, as bash does.
-fn quote_value(v: &[u8]) -> Vec<u8> {
+pub fn quote_value(v: &[u8]) -> Vec<u8> {
     let plain = !v.is_empty()
         && v.iter()
             .all(|&c| c.is_ascii_alphanumeric() || b"_-./:,+=@%^".contains(&c));
@@ -195,7 +207,9 @@ impl Exec<'_> {
                         r?;
                         let msg = failed.error.to_string();
                         self.write(io.err, format!("sh: eval: {msg}\n").as_bytes());
-                        Ok(2)
+                        // A syntax error in a special builtin's input ends the shell
+                        // (POSIX 2.8.1).
+                        Err(Ctl::Abort { top: 2, sub: 2 })
                     }
                 }
             }
@@ -245,7 +259,14 @@ impl Exec<'_> {
                 let status = Box::pin(self.dispatch(args, io, true)).await?;
                 Err(Ctl::Exit(status))
             }
-            b"wait" | b"trap" | b"shopt" | b"umask" => Ok(0),
+            b"trap" => self.trap(args, io),
+            b"times" => {
+                // The shell's and its children's user and system times: no processes run.
+                self.write(io.out, b"0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
+                Ok(0)
+            }
+            b"umask" => Ok(self.umask(args, io)),
+            b"wait" | b"shopt" => Ok(0),
             b"pwd" => {
                 self.write(io.out, b"/\n");
                 Ok(0)
@@ -266,6 +287,43 @@ impl Exec<'_> {
             }
             b"getopts" => self.getopts(args, io),
             _ => Ok(0),
+        }
+    }
+
+    /// `umask [-S] [MODE]`: MODE octal or symbolic (`u=rwx,g+w,o-r`). Remembered and
+    /// shown; there are no files for it to act on.
+    fn umask(&mut self, args: &[Vec<u8>], io: Io) -> Status {
+        let (symbolic, args) = match args.first().map(Vec::as_slice) {
+            Some(b"-S") => (true, &args[1..]),
+            _ => (false, args),
+        };
+        let mask = self.st.umask.unwrap_or(0o022);
+        let Some(mode) = args.first() else {
+            let text = if symbolic {
+                let perms = |shift: u32| -> String {
+                    let allowed = !mask >> shift & 7;
+                    [(4, 'r'), (2, 'w'), (1, 'x')]
+                        .iter()
+                        .filter(|(bit, _)| allowed & bit != 0)
+                        .map(|(_, c)| *c)
+                        .collect()
+                };
+                format!("u={},g={},o={}\n", perms(6), perms(3), perms(0))
+            } else {
+                format!("{mask:04o}\n")
+            };
+            self.write(io.out, text.as_bytes());
+            return 0;
+        };
+        match parse_umask(mode, mask) {
+            Some(m) => {
+                self.st.umask = Some(m);
+                0
+            }
+            None => {
+                self.diag(io, &format!("umask: {}: invalid mode", text(mode)));
+                1
+            }
         }
     }
 
@@ -352,74 +410,57 @@ impl Exec<'_> {
         let mut i = 0;
         while i < args.len() {
             let a = args[i].as_slice();
-            if a == b"--" {
-                self.st.params = Rc::new(args[i + 1..].to_vec());
-                return Ok(0);
-            }
-            if a == b"-" {
-                self.st.xtrace = false;
-                if i + 1 < args.len() {
-                    self.st.params = Rc::new(args[i + 1..].to_vec());
-                }
-                return Ok(0);
-            }
-            let on = match a.first() {
-                Some(b'-') => true,
-                Some(b'+') => false,
-                _ => {
-                    self.st.params = Rc::new(args[i..].to_vec());
+            match a {
+                b"--" => {
+                    self.set_params(args[i + 1..].to_vec());
                     return Ok(0);
                 }
-            };
-            for &c in &a[1..] {
-                match c {
-                    b'e' => self.st.errexit = on,
-                    b'u' => self.st.nounset = on,
-                    b'x' => self.st.xtrace = on,
-                    b'f' | b'h' | b'B' | b'C' | b'a' | b'v' | b'b' | b'm' | b'n' | b'H' | b'P'
-                    | b'T' | b'E' | b'k' | b't' => {}
-                    b'o' => {
-                        i += 1;
-                        let Some(opt) = args.get(i) else {
-                            let out = format!(
-                                "errexit        \t{}\nnounset        \t{}\npipefail       \t{}\nxtrace         \t{}\n",
-                                onoff(self.st.errexit),
-                                onoff(self.st.nounset),
-                                onoff(self.st.pipefail),
-                                onoff(self.st.xtrace)
-                            );
-                            self.write(io.out, out.as_bytes());
-                            return Ok(0);
-                        };
-                        match opt.as_slice() {
-                            b"errexit" => self.st.errexit = on,
-                            b"nounset" => self.st.nounset = on,
-                            b"xtrace" => self.st.xtrace = on,
-                            b"pipefail" => self.st.pipefail = on,
-                            b"noglob" | b"posix" | b"noclobber" | b"allexport" | b"verbose"
-                            | b"braceexpand" | b"hashall" | b"monitor" => {}
-                            _ => {
-                                self.diag(io, &format!("set: {}: invalid option name", text(opt)));
-                                return Ok(2);
-                            }
-                        }
+                // `set -` ends the options and turns off -x and -v (the old form of `--`).
+                b"-" => {
+                    self.st.opts.set(Opt::XTRACE, false);
+                    self.st.opts.set(Opt::VERBOSE, false);
+                    if i + 1 < args.len() {
+                        self.set_params(args[i + 1..].to_vec());
                     }
-                    _ => {
-                        self.diag(
-                            io,
-                            &format!(
-                                "set: {}{}: invalid option",
-                                if on { '-' } else { '+' },
-                                c as char
-                            ),
-                        );
-                        return Ok(2);
-                    }
+                    return Ok(0);
+                }
+                // A lone `+` is an empty list of options.
+                b"+" => {
+                    i += 1;
+                    continue;
+                }
+                b"-o" | b"+o" if i + 1 == args.len() => {
+                    let text = if a[0] == b'-' {
+                        self.st.opts.listing()
+                    } else {
+                        self.st.opts.commands()
+                    };
+                    self.write(io.out, text.as_bytes());
+                    return Ok(0);
+                }
+                _ if !matches!(a.first(), Some(b'-' | b'+')) => {
+                    self.set_params(args[i..].to_vec());
+                    return Ok(0);
+                }
+                _ => {}
+            }
+            match set_options(&mut self.st.opts, a, args.get(i + 1).map(Vec::as_slice)) {
+                Ok(used) => i += used,
+                Err(msg) => {
+                    // A special builtin's usage error ends the shell (POSIX 2.8.1).
+                    self.diag(io, &format!("set: {msg}"));
+                    return Err(Ctl::Abort { top: 2, sub: 2 });
                 }
             }
-            i += 1;
         }
         Ok(0)
+    }
+
+    /// New positional parameters; `getopts` starts over (as in dash).
+    fn set_params(&mut self, params: Vec<Vec<u8>>) {
+        self.st.params = Rc::new(params);
+        let _ = self.st.set(b"OPTIND", b"1".to_vec());
+        let _ = self.st.unset(b"_GETOPTS_POS");
     }
 
     /// `export`, `readonly`, `local`, `declare`.
@@ -505,9 +546,15 @@ impl Exec<'_> {
             }
             if local {
                 let was = self.st.vars.get(name).cloned();
+                // `local x` on a name already local here changes nothing.
+                let again = self
+                    .st
+                    .frames
+                    .last()
+                    .is_some_and(|f| f.iter().any(|(n, _)| n == name));
                 self.st.save_local(name);
                 let v = self.st.var_mut(name);
-                if value.is_none() && !export && !readonly {
+                if value.is_none() && !export && !readonly && !again {
                     // `local x` hides the outer value.
                     if was.is_some_and(|w| w.value.is_some()) || v.value.is_some() {
                         *v = Var::default();
@@ -646,8 +693,7 @@ impl Exec<'_> {
     /// `sh -c SCRIPT [ARG0 [ARG...]]`, `sh -s [ARG...]`, `sh` (script from stdin): a new
     /// shell with the exported variables.
     async fn sh(&mut self, args: &[Vec<u8>], io: Io) -> R {
-        let mut errexit = false;
-        let mut nounset = false;
+        let mut opts = Options::default();
         let mut mode = None;
         let mut i = 0;
         while i < args.len() {
@@ -659,19 +705,25 @@ impl Exec<'_> {
             if a.len() < 2 || !matches!(a[0], b'-' | b'+') {
                 break;
             }
+            // `c` and `s` say where the script is; the other letters are `set`'s.
+            let mut word = vec![a[0]];
             for &c in &a[1..] {
                 match c {
                     b'c' | b's' => mode = Some(c),
-                    b'e' => errexit = a[0] == b'-',
-                    b'u' => nounset = a[0] == b'-',
-                    b'x' | b'v' | b'f' => {}
-                    _ => {
-                        self.diag(io, &format!("sh: -{}: invalid option", c as char));
-                        return Ok(2);
-                    }
+                    _ => word.push(c),
                 }
             }
-            i += 1;
+            if word.len() == 1 {
+                i += 1;
+                continue;
+            }
+            match set_options(&mut opts, &word, args.get(i + 1).map(Vec::as_slice)) {
+                Ok(used) => i += used,
+                Err(msg) => {
+                    self.diag(io, &format!("sh: {msg}"));
+                    return Ok(2);
+                }
+            }
         }
         let rest = &args[i..];
         let (script, arg0, params) = if mode == Some(b'c') {
@@ -691,14 +743,15 @@ impl Exec<'_> {
         let mut fresh = State {
             arg0: Rc::new(arg0),
             params: Rc::new(params),
-            errexit,
-            nounset,
+            opts,
             ..State::default()
         };
+        let _ = fresh.set(b"OPTIND", b"1".to_vec());
         for (k, v) in self.st.vars.iter().filter(|(_, v)| v.exported) {
             Rc::make_mut(&mut fresh.vars).insert(k.clone(), v.clone());
         }
         let outer = std::mem::replace(&mut self.st, fresh);
+        let streams = self.save_streams();
         let (cond, line) = (self.cond, self.line);
         self.cond = 0;
         let parsed = self.sh.scripts.borrow_mut().get(&script);
@@ -712,7 +765,13 @@ impl Exec<'_> {
                 Err(e) => Err(e),
             },
         };
+        let r = match r {
+            Ok(s) | Err(Ctl::Exit(s)) => self.run_exit_trap(s, io).await,
+            Err(Ctl::Abort { top, .. }) => self.run_exit_trap(top, io).await,
+            r => r,
+        };
         self.st = outer;
+        self.restore_streams(streams);
         self.cond = cond;
         self.line = line;
         self.depth -= 1;
@@ -817,12 +876,75 @@ impl Exec<'_> {
     }
 }
 
-fn onoff(b: bool) -> &'static str {
-    if b {
-        "on"
-    } else {
-        "off"
+/// A new umask from an octal or symbolic MODE (symbolic clauses say which permissions
+/// files get, so they change the complement of the mask).
+fn parse_umask(mode: &[u8], mask: u32) -> Option<u32> {
+    if mode.first().is_some_and(u8::is_ascii_digit) {
+        let s = std::str::from_utf8(mode).ok()?;
+        return u32::from_str_radix(s, 8).ok().filter(|&m| m <= 0o777);
     }
+    let mut allowed = !mask & 0o777;
+    for clause in mode.split(|&c| c == b',') {
+        let who_len = clause.iter().take_while(|c| b"ugoa".contains(c)).count();
+        let (who, rest) = clause.split_at(who_len);
+        let mut whom = 0;
+        for &w in who {
+            whom |= match w {
+                b'u' => 0o700,
+                b'g' => 0o070,
+                b'o' => 0o007,
+                _ => 0o777,
+            };
+        }
+        if who.is_empty() {
+            whom = 0o777;
+        }
+        let (&op, perms) = rest.split_first()?;
+        let mut bits = 0;
+        for &p in perms {
+            bits |= match p {
+                b'r' => 0o444,
+                b'w' => 0o222,
+                b'x' => 0o111,
+                _ => return None,
+            };
+        }
+        bits &= whom;
+        match op {
+            b'=' => allowed = (allowed & !whom) | bits,
+            b'+' => allowed |= bits,
+            b'-' => allowed &= !bits,
+            _ => return None,
+        }
+    }
+    Some(!allowed & 0o777)
+}
+
+/// Applies one word of options, `-abc` or `+abc` (with the name after `-o` or `+o`, the
+/// next word when the `o` ends it), as `set` and `sh` take them: how many words it used.
+pub fn set_options(opts: &mut Options, word: &[u8], next: Option<&[u8]>) -> Result<usize, String> {
+    let on = word.first() == Some(&b'-');
+    let sign = if on { '-' } else { '+' };
+    let mut used = 1;
+    let letters = &word[1..];
+    for (k, &c) in letters.iter().enumerate() {
+        if c == b'o' {
+            let name = if k + 1 < letters.len() {
+                &letters[k + 1..]
+            } else {
+                used = 2;
+                next.ok_or_else(|| format!("{sign}o: option requires an argument"))?
+            };
+            let o = Options::by_name(name)
+                .ok_or_else(|| format!("{}: invalid option name", text(name)))?;
+            opts.set(o, on);
+            return Ok(used);
+        }
+        let o =
+            Options::by_letter(c).ok_or_else(|| format!("{sign}{}: invalid option", c as char))?;
+        opts.set(o, on);
+    }
+    Ok(used)
 }
 
 /// Splits a line read by `read` into `n` fields by IFS; the last gets the rest. Escaped

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::ast::{FuncDef, ParamName};
+use super::options::Options;
 use crate::builtins::Vars;
 use crate::error::Status;
 
@@ -27,14 +28,15 @@ pub struct State {
     pub arg0: Rc<Vec<u8>>,
     /// `$?`
     pub status: Status,
-    pub errexit: bool,
-    pub nounset: bool,
-    pub xtrace: bool,
-    pub pipefail: bool,
+    pub opts: Options,
     /// Saved values of `local` variables, one frame per function call.
     pub frames: Vec<Vec<(Vec<u8>, Option<Var>)>>,
     /// Enclosing loops (for `break` and `continue`).
     pub loops: u32,
+    /// `trap` actions by condition (`EXIT`, `INT`...), in signal-number order.
+    pub traps: Rc<Vec<(&'static str, Vec<u8>)>>,
+    /// `umask`, once set (there are no files it applies to; it is only remembered).
+    pub umask: Option<u32>,
 }
 
 impl State {
@@ -146,25 +148,22 @@ impl State {
                     if self.params.is_empty() {
                         return None;
                     }
-                    self.params.join(&b' ')
+                    // `$*` is joined by the first byte of IFS (none when IFS is empty).
+                    let sep = match (c, self.get(b"IFS")) {
+                        (b'*', Some(ifs)) => ifs.get(..1).unwrap_or_default(),
+                        _ => b" ",
+                    };
+                    self.params.join(sep)
                 }
                 _ => return None,
             }),
         }
     }
 
+    /// `$-`: the options' letters, and `c` (every script here is given as with `sh -c`).
     pub fn flags(&self) -> String {
-        let mut f = String::new();
-        if self.errexit {
-            f.push('e');
-        }
-        if self.nounset {
-            f.push('u');
-        }
-        if self.xtrace {
-            f.push('x');
-        }
-        f.push_str("hBc");
+        let mut f = self.opts.letters();
+        f.push('c');
         f
     }
 

@@ -71,7 +71,7 @@ async fn serve(route: Route, req: Request, env: &Env) -> std::result::Result<Res
         Route::Home => site::home(&req, env).await,
         Route::SigninStart => site::start_signin(req, env).await,
         Route::SigninPage { token } => site::signin_page(&req, env, &token).await,
-        Route::SigninFinish { token } => site::finish_signin(env, &token).await,
+        Route::SigninFinish { token } => site::finish_signin(&req, env, &token).await,
         Route::Signout => site::signout(&req, env).await,
         Route::MakeFifo => {
             let caller = auth::caller(&req, env).await?;

@@ -10,6 +10,7 @@ use super::host::now_ms;
 use super::http::Failure;
 use super::objects::{self, AccountKey};
 use crate::account::credential::Credential;
+use crate::account::next::{next_path, with_next};
 use crate::account::{address, cookie, pages};
 use crate::envelope::select::form::parse_query;
 use crate::protocol::{AccountOp, FifoCall, FifoOp, FifoSummary};
@@ -48,8 +49,13 @@ pub fn failure_page(failure: Failure) -> Answer {
 
 /// A redirect to `/` after a form, with cookies to set.
 fn home_again(cookies: &[String]) -> Answer {
+    see_other("/", cookies)
+}
+
+/// A redirect to `path` (of this site) after a form, with cookies to set.
+fn see_other(path: &str, cookies: &[String]) -> Answer {
     let headers = Headers::new();
-    headers.set("Location", "/")?;
+    headers.set("Location", path)?;
     headers.set("Cache-Control", "no-store")?;
     for c in cookies {
         headers.append("Set-Cookie", c)?;
@@ -62,7 +68,7 @@ pub async fn home(req: &Request, env: &Env) -> Answer {
     let caller = match auth::caller(req, env).await {
         Ok(c) => c,
         Err(f) if f.status == 401 => {
-            let mut resp = html(200, pages::home_signed_out())?;
+            let mut resp = html(200, pages::home_signed_out(None))?;
             resp.headers_mut().append("Set-Cookie", &cookie::clear())?;
             return Ok(resp);
         }
@@ -73,7 +79,7 @@ pub async fn home(req: &Request, env: &Env) -> Answer {
             let fifos = api::list_fifos(env, &who.account).await?;
             html(200, pages::home_signed_in(&who.email, &fifos, now_ms()))
         }
-        _ => html(200, pages::home_signed_out()),
+        _ => html(200, pages::home_signed_out(None)),
     }
 }
 
@@ -98,6 +104,7 @@ pub async fn start_signin(mut req: Request, env: &Env) -> Answer {
     let op = AccountOp::StartSignin {
         email: email.clone(),
         site: auth::site(&req)?,
+        next: next_path(field(&fields, "next")).map(str::to_string),
     };
     let mut resp = objects::account(env, AccountKey::Email(&email), &op).await?;
     let status = resp.status_code();
@@ -132,13 +139,29 @@ async fn on_signin_link(
 }
 
 /// `GET /_/signin/TOKEN`: a button that signs in, if the link is good. Nothing changes.
+/// The button's form goes on to the link's `next`.
 pub async fn signin_page(req: &Request, env: &Env, token: &str) -> Answer {
     on_signin_link(env, token, |secret| AccountOp::CheckSignin { secret }).await?;
-    html(200, pages::confirm_signin(&req.path()))
+    let next = next_of(req)?;
+    html(
+        200,
+        pages::confirm_signin(&with_next(&req.path(), next.as_deref())),
+    )
 }
 
-/// `POST /_/signin/TOKEN`: uses the link, sets the session cookie, goes home.
-pub async fn finish_signin(env: &Env, token: &str) -> Answer {
+/// The `next` of a sign-in link's query, if it is a path of this site.
+fn next_of(req: &Request) -> Result<Option<String>, Failure> {
+    let url = req.url()?;
+    Ok(parse_query(url.query().unwrap_or(""))
+        .into_iter()
+        .find(|(k, _)| k == "next")
+        .and_then(|(_, v)| next_path(&v).map(str::to_string)))
+}
+
+/// `POST /_/signin/TOKEN`: uses the link, sets the session cookie, goes to the link's
+/// `next` (a path of this site), or home.
+pub async fn finish_signin(req: &Request, env: &Env, token: &str) -> Answer {
+    let next = next_of(req)?;
     let resp = on_signin_link(env, token, |secret| AccountOp::FinishSignin { secret }).await?;
     #[derive(serde::Deserialize)]
     struct Session {
@@ -146,7 +169,10 @@ pub async fn finish_signin(env: &Env, token: &str) -> Answer {
         max_age: i64,
     }
     let session: Session = objects::parsed(resp).await?;
-    home_again(&[cookie::set(&session.session, session.max_age)])
+    see_other(
+        next.as_deref().unwrap_or("/"),
+        &[cookie::set(&session.session, session.max_age)],
+    )
 }
 
 /// `POST /_/signout`: ends the session (if any) and drops the cookie.
@@ -191,13 +217,16 @@ const EDITOR_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 's
      connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// `GET /_/edit/NAME`: the editor, for whoever may see the FIFO (its owner, the operator);
-/// the sign-in page for nobody; 404 for others, as if there were no such FIFO.
+/// for nobody the sign-in page, which leads back here; 404 for others, as if there were no
+/// such FIFO.
 pub async fn edit(req: &Request, env: &Env, name: String) -> Answer {
+    let here = format!("/_/edit/{name}");
+    let signin = || pages::home_signed_out(next_path(&here));
     let caller = match auth::caller(req, env).await {
-        Ok(Caller::Anonymous) => return html(200, pages::home_signed_out()),
+        Ok(Caller::Anonymous) => return html(200, signin()),
         Ok(c) => c,
         Err(f) if f.status == 401 => {
-            let mut resp = html(200, pages::home_signed_out())?;
+            let mut resp = html(200, signin())?;
             resp.headers_mut().append("Set-Cookie", &cookie::clear())?;
             return Ok(resp);
         }

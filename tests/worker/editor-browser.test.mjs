@@ -1,10 +1,12 @@
 // The editor in a real browser (Debian's Chromium, headless, driven by playwright-core):
 // sign in by the mailed link, make a FIFO on the home page, edit and save its envelope
 // with Ctrl-S, see a refused envelope marked at its line, set a variable, try the FIFO,
-// and watch Requests sent with curl appear in the live log, also after the socket drops.
+// watch Requests sent with curl appear in the live log, also after the socket drops, open
+// one (with its script's stderr), resend one whose body is not text, and sign in again
+// from the editor's page and land back on it.
 // Screenshots go to target/editor/ for a person to look at (also one at a phone's width).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -64,7 +66,8 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   await page.locator("#live-state.live").waitFor();
 
   // Edit and save with Ctrl-S.
-  const envelope = "# Greets whoever writes in.\nTo: -\n\nsed \"s/^/$GREETING, /\"\n";
+  const greeted = 'echo "greeted $REQUEST_METHOD" >&2';
+  const envelope = `# Greets whoever writes in.\nTo: -\n\n${greeted}\nsed "s/^/$GREETING, /"\n`;
   await typeEnvelope(page, envelope);
   await page.keyboard.press("ControlOrMeta+S");
   await page.locator("#save-status.ok").waitFor();
@@ -114,6 +117,10 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   await page.click('#log-list button:has-text("/lin-shout/by-curl")');
   await page.locator("#log-entry .body", { hasText: "from curl" }).waitFor();
   assert.match(await page.textContent("#log-entry .headers"), /user-agent: curl\//);
+  // And what its script wrote to stderr, as sh writes it.
+  const stderr = spawnSync("sh", ["-c", greeted], { env: { ...process.env, REQUEST_METHOD: "POST" } }).stderr.toString();
+  assert.equal(await page.textContent("#log-entry .stderr"), stderr);
+  await page.locator("#log-entry").screenshot({ path: path.join(SHOTS, "entry.png") });
 
   // Resent from the page: through "try it", with its query, headers and body.
   await page.click("#log-entry button.resend");
@@ -130,6 +137,23 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   const paths = await page.locator("#log-list tr td:nth-child(3)").allTextContents();
   assert.deepEqual(paths, ["/lin-shout/meanwhile", "/lin-shout/by-curl", "/lin-shout/by-curl", "/lin-shout/from-page"]);
 
+  // A body that is not text is resent as it was, from the bytes the log keeps.
+  const bytes = Buffer.from([0x00, 0xff, 0xfe, 0x41, 0x0a, 0x80, 0x42, 0x0a]);
+  const file = path.join(tempDir("mkfifo-binary-"), "body.bin");
+  fs.writeFileSync(file, bytes);
+  curl("-X", "POST", "-H", "Content-Type: application/octet-stream", "--data-binary", `@${file}`, `${worker.base}/lin-shout/binary`);
+  await page.click('#log-list button:has-text("/lin-shout/binary")');
+  await page.locator("#log-entry p", { hasText: "Not text" }).waitFor();
+  await page.click("#log-entry button.resend");
+  await page.locator("#log-list tr", { hasText: "/lin-shout/binary" }).nth(1).waitFor();
+  assert.match(await page.getAttribute('#try-form textarea[name="body"]', "placeholder"), /^8 bytes that are not text/);
+  const both = await page.evaluate(async () => (await (await fetch("/_/api/fifos/lin-shout/log?limit=2&bodies=1")).json()).entries);
+  assert.deepEqual(both.map((e) => [e.path, e.request_bytes, e.body_base64]), [
+    ["/lin-shout/binary", 8, bytes.toString("base64")],
+    ["/lin-shout/binary", 8, bytes.toString("base64")],
+  ]);
+  await page.click("#log-entry button:has-text('Close')");
+
   await page.screenshot({ path: path.join(SHOTS, "editor.png"), fullPage: true });
   // On a phone: one column, nothing wider than the screen.
   await page.setViewportSize({ width: 390, height: 844 });
@@ -140,5 +164,18 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   assert.deepEqual(wide, [], "no sideways scrolling");
   await page.screenshot({ path: path.join(SHOTS, "editor-phone.png"), fullPage: true });
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("signed out, the editor's page signs in and comes back to the editor", async () => {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  await page.goto(`${worker.base}/_/edit/lin-shout`);
+  await page.fill('input[name="email"]', "lin@example.com");
+  const link = await mailedLink(worker, "lin@example.com", () => page.click("text=Send me a link"));
+  await page.locator("text=Check your mail").waitFor();
+  await page.goto(link);
+  await page.click('button:has-text("Sign in")');
+  await page.locator(".cm-content", { hasText: "greeted" }).waitFor();
+  assert.equal(new URL(page.url()).pathname, "/_/edit/lin-shout");
   await page.close();
 });

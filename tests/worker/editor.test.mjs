@@ -1,11 +1,13 @@
 // The editor without a browser: its page is the owner's only; its WebSocket is refused
 // without a session, from another origin and to another account; it pushes each logged
-// Request at once, and a socket that comes back catches up by log id.
+// Request at once, and a socket that comes back catches up by log id; each entry keeps
+// what its script wrote to stderr.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import { execFileSync, spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
-import { signIn, startWorker, tempDir } from "./harness.mjs";
-import { openLive } from "./editor-support.mjs";
+import { sendMail, signIn, startWorker, tempDir, until } from "./harness.mjs";
+import { mailedLink, openLive } from "./editor-support.mjs";
 
 let worker, ada, bob;
 before(async () => {
@@ -157,4 +159,120 @@ test("an editor left idle long enough for its object to hibernate still gets eac
   ws.send(JSON.stringify({ type: "hello", after: 0 }));
   assert.deepEqual((await ws.next((m) => m.type === "entries")).entries.map((e) => e.path), ["/ada-idle/woken"]);
   ws.close();
+});
+
+// What `sh` (the reference) writes to stderr for `script` over `input`.
+const shStderr = (script, input = "") => spawnSync("sh", ["-c", script], { input }).stderr.toString("utf8");
+
+test("each Request's log entry keeps what its script wrote to stderr", async () => {
+  const opened = async (name, requestId) => (await (await as(ada, "GET", `/_/api/fifos/${name}/log/${requestId}`)).json()).entry;
+  const newest = async (name) => (await (await as(ada, "GET", `/_/api/fifos/${name}/log?limit=1`)).json()).entries[0];
+  const script = "echo out; echo oops >&2; echo 'and more' >&2\n";
+  const want = shStderr(script);
+  assert.equal(want, "oops\nand more\n");
+
+  // A `To: -` answer (streamed, short enough to go out whole), seen by an open editor.
+  await makeFifo(ada, "ada-stderr", `To: -\n\n${script}`);
+  const ws = await openLive(worker, "ada-stderr", { Cookie: ada, Origin: worker.base });
+  ws.send(JSON.stringify({ type: "hello" }));
+  await ws.next((m) => m.type === "entries");
+  let r = await fetch(`${worker.base}/ada-stderr/a`, { method: "POST", body: "x" });
+  assert.equal(await r.text(), "out\n");
+  const pushed = (await ws.next((m) => m.type === "entry", 1000)).entry;
+  assert.equal(pushed.stderr, want);
+  assert.equal(pushed.stderr_bytes, want.length);
+  assert.equal((await opened("ada-stderr", pushed.request_id)).stderr, want);
+  ws.close();
+
+  // A whole answer (a header reads the output), a streamed one that fails after it started.
+  await makeFifo(ada, "ada-stderr-whole", `To: -\nX-Length: $(wc -c)\n\n${script}`);
+  r = await fetch(`${worker.base}/ada-stderr-whole/`, { method: "POST", body: "x" });
+  assert.equal(r.headers.get("x-length"), "4");
+  await r.text();
+  assert.equal((await newest("ada-stderr-whole")).stderr, want);
+  const late = "seq 100000; echo late >&2; exit 2\n";
+  await makeFifo(ada, "ada-stderr-late", `To: -\n\n${late}`);
+  r = await fetch(`${worker.base}/ada-stderr-late/`);
+  await r.text().catch(() => "cut short");
+  const lateEntry = await until(() => newest("ada-stderr-late"), "the late failure's entry");
+  assert.equal(lateEntry.outcome, "failed");
+  assert.equal(lateEntry.stderr, shStderr(late));
+
+  // A Request run later from the queue (its script fails: the Request is never sent on).
+  const failing = "echo oops >&2; echo 'and more' >&2; exit 3\n";
+  await makeFifo(ada, "ada-stderr-later", `To: https://example.invalid/\n\n${failing}`);
+  r = await fetch(`${worker.base}/ada-stderr-later/`, { method: "POST", body: "x" });
+  assert.equal(r.status, 202);
+  const { id } = await r.json();
+  const ran = await until(async () => {
+    const e = await opened("ada-stderr-later", id);
+    return e.delivery === "failed" && e;
+  }, "the queued run");
+  assert.equal(ran.stderr, shStderr(failing));
+  assert.ok(ran.steps > 0);
+
+  // Mail: a message whose `To: -` script writes to stderr and succeeds.
+  const mailScript = 'echo "from $FROM" >&2; cat >/dev/null\n';
+  await makeFifo(ada, "ada-stderr-mail", `To: -\n\n${mailScript}`);
+  const raw = ["From: Ada <ada@example.com>", "To: ada-stderr-mail@mkfifo.localhost", "Subject: hi", `Message-ID: <${crypto.randomUUID()}@example.com>`, "", "text", ""].join("\r\n");
+  r = await sendMail(worker.base, "ada@example.com", "ada-stderr-mail@mkfifo.localhost", raw);
+  assert.equal(r.status, 200, await r.text());
+  const mailed = await newest("ada-stderr-mail");
+  assert.equal(mailed.source, "email");
+  assert.equal(mailed.stderr, shStderr(mailScript.replace("$FROM", "ada@example.com")));
+
+  // Much stderr: the log keeps 16 KiB (the list and the live log show its first KiB) and says how much there was.
+  const much = "yes 'line of stderr' | head -c 20000 >&2\n";
+  await makeFifo(ada, "ada-stderr-much", `To: -\n\n${much}`);
+  await (await fetch(`${worker.base}/ada-stderr-much/`)).text();
+  const whole = shStderr(much);
+  assert.equal(whole.length, 20000);
+  const listed = await newest("ada-stderr-much");
+  assert.equal(listed.stderr_bytes, 20000);
+  assert.equal(listed.stderr, whole.slice(0, 1024));
+  assert.equal((await opened("ada-stderr-much", listed.request_id)).stderr, whole.slice(0, 16 * 1024));
+});
+
+test("signed out, the editor's sign-in form leads back to the editor; never to another site", async () => {
+  await makeFifo(ada, "ada-back", "To: -\n\ncat\n");
+  const form = await (await fetch(`${worker.base}/_/edit/ada-back`)).text();
+  const next = form.match(/<input type="hidden" name="next" value="([^"]*)">/)?.[1];
+  assert.equal(next, "/_/edit/ada-back");
+  // Asks for a link with the form's fields, as the browser posts them (the site takes ten
+  // such posts a minute from one client: the test makes seven).
+  const askFor = (fields) =>
+    mailedLink(worker, fields.email, async () => {
+      const r = await fetch(`${worker.base}/_/signin`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: worker.base },
+        body: new URLSearchParams(fields).toString(),
+      });
+      assert.equal(r.status, 200, await r.text());
+    });
+  // Opens a link and presses its button: where the button leads, where signing in leads.
+  const follow = async (link) => {
+    const page = await (await fetch(link)).text();
+    const action = page.match(/<form method="post" action="([^"]*)">/)[1].replaceAll("&amp;", "&");
+    const done = await fetch(`${worker.base}${action}`, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
+    assert.equal(done.status, 303);
+    return { action, location: done.headers.get("location"), cookie: done.headers.get("set-cookie").split(";")[0] };
+  };
+  const link = await askFor({ email: "ada@example.com", next });
+  assert.match(link, /\/_\/signin\/[^?]+\?next=\/_\/edit\/ada-back$/);
+  const back = await follow(link);
+  assert.equal(back.location, "/_/edit/ada-back");
+  assert.equal((await as(back.cookie, "GET", back.location)).status, 200);
+
+  // Another site, however it is spelled, is never where a sign-in leads: home instead.
+  const bads = ["//evil.example/", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "edit"];
+  for (const bad of bads) assert.doesNotMatch(await askFor({ email: "eve@example.com", next: bad }), /next=/, bad);
+  const good = await askFor({ email: "eve2@example.com" });
+  for (const bad of bads) {
+    const page = await (await fetch(`${good}?next=${encodeURIComponent(bad)}`)).text();
+    assert.match(page, /<form method="post" action="\/_\/signin\/[^"?]+">/, bad);
+  }
+  // The button's POST itself, with a forged next.
+  const forged = await fetch(`${good}?next=${encodeURIComponent("//evil.example/")}`, { method: "POST", headers: { Origin: worker.base }, redirect: "manual" });
+  assert.equal(forged.status, 303);
+  assert.equal(forged.headers.get("location"), "/");
 });

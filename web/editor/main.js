@@ -160,6 +160,19 @@ async function loggedTry(mark) {
   return null;
 }
 
+// A resent Request's body that is not text: its bytes as the log keeps them, sent as they
+// were unless the body field is typed into.
+let binaryBody = null;
+
+function setBody(text, bytes = null) {
+  const field = $("try-form").elements.body;
+  binaryBody = bytes;
+  field.value = text;
+  field.placeholder = bytes ? `${bytes.length} bytes that are not text, from the log: sent as they were (type to replace them)` : "";
+}
+
+$("try-form").elements.body.addEventListener("input", () => setBody($("try-form").elements.body.value));
+
 // Puts a logged Request into the "try it" form and sends it again.
 function resend(e) {
   const form = $("try-form");
@@ -172,7 +185,8 @@ function resend(e) {
     .filter(([k]) => !NOT_RESENT.test(k))
     .map(([k, v]) => `${k}: ${v}`)
     .join("\n");
-  form.elements.body.value = e.body ?? "";
+  if (e.body_base64 != null) setBody("", Uint8Array.from(atob(e.body_base64), (c) => c.charCodeAt(0)));
+  else setBody(e.body ?? "");
   form.requestSubmit();
   $("try").scrollIntoView();
 }
@@ -194,7 +208,7 @@ $("try-form").addEventListener("submit", async (event) => {
     const resp = await fetch(`/${fifo}/${path}`, {
       method,
       headers,
-      body: method === "GET" || method === "HEAD" ? undefined : form.elements.body.value,
+      body: method === "GET" || method === "HEAD" ? undefined : (binaryBody ?? form.elements.body.value),
       credentials: "omit",
       redirect: "manual",
     });
@@ -257,6 +271,11 @@ async function openEntry(requestId) {
   if (e.error) parts.push(el("p", { class: "error" }, e.error));
   parts.push(el("h4", {}, "Headers"), el("pre", { class: "headers" }, (e.headers || []).map(([k, v]) => `${k}: ${v}`).join("\n")));
   parts.push(el("h4", {}, "Body"), el("pre", { class: "body" }, e.body ?? "", e.body_cut ? "\n(cut: the log keeps 64 KiB)" : ""));
+  if (e.body_base64 != null) parts.push(el("p", {}, "Not text: shown with its invalid bytes replaced, resent as it was."));
+  if (e.stderr_bytes > 0) {
+    const cut = e.stderr_bytes > 16 * 1024 ? `\n(cut: the log keeps the first 16 KiB of ${e.stderr_bytes} bytes)` : "";
+    parts.push(el("h4", {}, "The script's stderr"), el("pre", { class: "stderr" }, e.stderr, cut));
+  }
   parts.push(el("h4", {}, "Deliveries"));
   if (data.deliveries.length === 0) parts.push(el("p", {}, "none"));
   for (const d of data.deliveries) {

@@ -741,7 +741,7 @@ impl Parser<'_> {
     }
 
     /// Reads up to an unescaped `delim` (brackets skipped whole in a regex). `\delim`
-    /// becomes `delim`; `\n` a newline. `None` at the end of the script or a raw newline.
+    /// becomes `delim` (`\&` in a replacement, as GNU sed reads it); `\n` a newline. `None` at the end of the script or a raw newline.
     fn delimited(&mut self, delim: u8, regex: bool) -> Option<Vec<u8>> {
         let mut out = Vec::new();
         loop {
@@ -763,7 +763,11 @@ impl Parser<'_> {
                     return None;
                 }
                 let nb = n as u8;
-                if nb == delim {
+                if nb == delim && !regex && delim == b'&' {
+                    // In a replacement, an escaped delimiter is that byte itself: `&`
+                    // stays escaped, so it is not the match.
+                    out.extend_from_slice(b"\\&");
+                } else if nb == delim {
                     out.push(delim);
                 } else if nb == b'n' && regex {
                     out.push(b'\n');

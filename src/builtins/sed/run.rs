@@ -334,8 +334,9 @@ impl<'a> Runner<'a> {
         })
     }
 
-    /// Whether a range starts here. A line-number start that `n` or `N` skipped over
-    /// still starts a range `N,M` on a line up to `M`, once.
+    /// Whether a range starts here. A line-number start that this command did not see
+    /// (`n`, `N` or `d` skipped it) still starts the range on a later line, once: for
+    /// `N,M` on a line up to `M`, for `N,/re/`, `N,+K` and `N,~K` on any (as GNU sed).
     fn match_range_start(
         &mut self,
         a1: &Addr,
@@ -345,7 +346,12 @@ impl<'a> Runner<'a> {
     ) -> Result<bool> {
         if let Addr::Line(n) = a1 {
             let l = self.line_no;
-            let hit = l == *n || (l > *n && matches!(a2, Addr2::Line(m) if l <= *m));
+            let hit = l == *n
+                || (l > *n
+                    && match a2 {
+                        Addr2::Line(m) => l <= *m,
+                        _ => true,
+                    });
             if hit && !range.done {
                 range.done = true;
                 return Ok(true);

@@ -11,7 +11,7 @@ use super::host::{new_request_id, now_ms, random_bytes};
 use super::http::{json, not_signed_in, Failure};
 use super::mailer;
 use crate::account::credential::{hash_secret, Credential, SECRET_BYTES};
-use crate::account::{self, letter};
+use crate::account::{self, letter, next};
 use crate::protocol::{self, AccountOp, Identity};
 use store::Store;
 
@@ -56,8 +56,9 @@ impl Account {
         let store = self.store();
         let now = now_ms();
         match op {
-            AccountOp::StartSignin { email, site } => {
-                self.start_signin(&store, &email, &site, now).await
+            AccountOp::StartSignin { email, site, next } => {
+                self.start_signin(&store, &email, &site, next.as_deref(), now)
+                    .await
             }
             AccountOp::CheckSignin { secret } => {
                 self.good_signin(&store, &secret, now)?;
@@ -235,7 +236,14 @@ impl Account {
 
     /// Sends a sign-in link, unless too many went to this address lately. The answer is
     /// the same whether the account exists or not.
-    async fn start_signin(&self, store: &Store, email: &str, site: &str, now: i64) -> Answer {
+    async fn start_signin(
+        &self,
+        store: &Store,
+        email: &str,
+        site: &str,
+        next: Option<&str>,
+        now: i64,
+    ) -> Answer {
         let sent = store.recent_signins(now, account::SIGNIN_WINDOW_MS)?;
         if let Some(wait) = account::signin_wait(&sent, now) {
             let mut resp = json(
@@ -250,7 +258,8 @@ impl Account {
         }
         let link = self.new_credential();
         store.add_signin(&link.hash(), email, now, now + account::SIGNIN_TTL_MS)?;
-        let url = format!("{site}/_/signin/{}", link.encode());
+        // `next` was checked by the Worker; it is checked again when the link is used.
+        let url = next::with_next(&format!("{site}/_/signin/{}", link.encode()), next);
         let domain = mailer::domain(&self.env);
         let built = letter::signin(
             email,

@@ -227,7 +227,10 @@ pub async fn stream(
     } = logged;
     let on_end = move |outcome: &Outcome, written: usize, status: u16| {
         entry.status = status;
-        entry.steps = steps_before + outcome.steps;
+        entry.ran(store::Ran {
+            steps: steps_before + outcome.steps,
+            stderr: &outcome.stderr,
+        });
         entry.response_bytes = written;
         entry.duration_ms = now_ms() - started;
         if let Some(seen) = &body {

@@ -14,7 +14,7 @@ use worker::{
     AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect,
 };
 
-use super::store::{Delivery, DeliveryState, Store};
+use super::store::{Delivery, DeliveryState, Ran, Store};
 use super::Fifo;
 use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
@@ -171,6 +171,7 @@ impl Fifo {
                 Err(f) => Plan {
                     steps: 0,
                     errors_to: Vec::new(),
+                    stderr: Vec::new(),
                     result: Err(RunFailure {
                         what: "envelope",
                         message: f.message,
@@ -199,25 +200,19 @@ impl Fifo {
     /// failure. Updates the log entry.
     pub(super) fn queue(&self, store: &Store, req: &Incoming, plan: Plan) -> worker::Result<()> {
         let errors_to = serde_json::to_string(&plan.errors_to)?;
+        let ran = Some(Ran {
+            steps: plan.steps,
+            stderr: &plan.stderr,
+        });
         match plan.result {
             Err(failure) => {
                 let error = format!("{}: {}", failure.what, failure.message);
-                store.update_log(
-                    &req.request_id,
-                    DeliveryState::Failed,
-                    Some(&error),
-                    Some(plan.steps),
-                )?;
+                store.update_log(&req.request_id, DeliveryState::Failed, Some(&error), ran)?;
                 self.report(store, req, &plan.errors_to, &error, None)?;
             }
             Ok(Routed::Answer { .. }) => {
                 // `To:` worked out to `-` with nobody waiting: nothing to send.
-                store.update_log(
-                    &req.request_id,
-                    DeliveryState::Answered,
-                    None,
-                    Some(plan.steps),
-                )?;
+                store.update_log(&req.request_id, DeliveryState::Answered, None, ran)?;
             }
             Ok(Routed::Send {
                 outgoing,
@@ -237,12 +232,7 @@ impl Fifo {
                     &reply_to,
                     &errors_to,
                 )?;
-                store.update_log(
-                    &req.request_id,
-                    DeliveryState::Pending,
-                    None,
-                    Some(plan.steps),
-                )?;
+                store.update_log(&req.request_id, DeliveryState::Pending, None, ran)?;
             }
         }
         Ok(())

@@ -10,7 +10,7 @@ use worker::{Headers, Request, Response};
 use super::answer::{self, BodyStream};
 use super::body;
 use super::deliver::to_fifo_now;
-use super::store::{DeliveryState, LogEntry, Outcome};
+use super::store::{DeliveryState, LogEntry, Outcome, Ran};
 use super::{header, Fifo, Limits};
 use crate::conditional::{self, Conditions};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
@@ -160,7 +160,10 @@ impl Fifo {
                     Err(f) => format!("{}: {}", f.what, f.message),
                     Ok(_) => "the envelope did not run".into(),
                 };
-                entry.steps = failed.steps;
+                entry.ran(Ran {
+                    steps: failed.steps,
+                    stderr: &failed.stderr,
+                });
                 entry.outcome = Outcome::Failed;
                 entry.error = error.clone();
                 entry.status = 500;
@@ -257,7 +260,10 @@ impl Fifo {
         }
 
         let plan = self.run_envelope(&compiled, incoming).await?;
-        entry.steps = plan.steps;
+        entry.ran(Ran {
+            steps: plan.steps,
+            stderr: &plan.stderr,
+        });
         match plan.result {
             Err(f) => {
                 entry.outcome = Outcome::Failed;
@@ -299,6 +305,7 @@ impl Fifo {
                         Plan {
                             steps: plan.steps,
                             errors_to: plan.errors_to,
+                            stderr: plan.stderr,
                             result: Ok(to_all),
                         },
                     )?;
@@ -319,6 +326,7 @@ impl Fifo {
                     let plan = Plan {
                         steps: 0,
                         errors_to: plan.errors_to.clone(),
+                        stderr: Vec::new(),
                         result: Ok(others),
                     };
                     self.queue(store, incoming, plan)?;
@@ -368,6 +376,7 @@ impl Fifo {
                 let plan = Plan {
                     steps: 0,
                     errors_to: errors_to.to_vec(),
+                    stderr: Vec::new(),
                     result: Ok(Routed::Send {
                         outgoing,
                         to: vec![dest.clone()],

@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use base64::Engine;
 use serde::{Deserialize, Serialize};
 use worker::{SqlStorage, SqlStorageValue};
 
@@ -85,6 +86,9 @@ const MIGRATIONS: &[&str] = &[
     // 5: a Request's headers (JSON pairs; credentials not kept) and query, for the editor.
     "ALTER TABLE log ADD COLUMN headers TEXT NOT NULL DEFAULT '';
     ALTER TABLE log ADD COLUMN query TEXT NOT NULL DEFAULT '';",
+    // 6: what the script wrote to stderr (its beginning) and how much it wrote.
+    "ALTER TABLE log ADD COLUMN stderr BLOB NOT NULL DEFAULT x'';
+    ALTER TABLE log ADD COLUMN stderr_bytes INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// How many Requests the log keeps; the oldest are dropped first.
@@ -92,6 +96,13 @@ pub const LOG_ROWS: i64 = 1000;
 
 /// How much of a Request's body the log keeps; the rest is marked as cut.
 pub const LOG_BODY_BYTES: usize = 64 * 1024;
+
+/// How much of what a script wrote to stderr the log keeps.
+pub const LOG_STDERR_BYTES: usize = 16 * 1024;
+
+/// How much of it a list of entries (and the live log) shows; an opened entry shows all
+/// that is kept.
+const LIST_STDERR_BYTES: usize = 1024;
 
 /// The largest integer JavaScript holds exactly: SQL values cross into JS as numbers.
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
@@ -222,6 +233,34 @@ pub struct LogEntry {
     /// For mail: the From address and the Subject.
     pub mail_from: String,
     pub subject: String,
+    /// The first [`LOG_STDERR_BYTES`] of what the script wrote to stderr, and how much
+    /// it wrote in all.
+    pub stderr: Vec<u8>,
+    pub stderr_bytes: usize,
+}
+
+/// What running a Request's envelope spent and what its script wrote to stderr: what its
+/// log entry keeps of the run.
+#[derive(Debug, Clone, Copy)]
+pub struct Ran<'a> {
+    pub steps: u64,
+    pub stderr: &'a [u8],
+}
+
+impl Ran<'_> {
+    /// The part of stderr the log keeps.
+    fn kept_stderr(&self) -> &[u8] {
+        &self.stderr[..self.stderr.len().min(LOG_STDERR_BYTES)]
+    }
+}
+
+impl LogEntry {
+    /// Writes down a run of the envelope.
+    pub fn ran(&mut self, ran: Ran) {
+        self.steps = ran.steps;
+        self.stderr = ran.kept_stderr().to_vec();
+        self.stderr_bytes = ran.stderr.len();
+    }
 }
 
 /// One Request of the log, as the API shows it.
@@ -246,9 +285,17 @@ pub struct LogRow {
     pub mail_from: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub subject: String,
+    /// What the script wrote to stderr, as text (invalid UTF-8 replaced): as much as the
+    /// log keeps in an opened entry, its first KiB in a list. `stderr_bytes`: how much it
+    /// wrote in all.
+    pub stderr: String,
+    pub stderr_bytes: i64,
     /// The body as text (invalid UTF-8 replaced), when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// A body that is not UTF-8, as it was (in base64), when asked for: to resend it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body_base64: Option<String>,
     pub body_cut: bool,
     /// The Request's headers as `[name, value]` pairs, and its query, with the body.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -391,8 +438,9 @@ impl Store {
 
     /// Adds a Request to the log and drops the oldest beyond [`LOG_ROWS`].
     pub fn log(&self, entry: &LogEntry) -> worker::Result<i64> {
-        let cut = entry.body.len() > LOG_BODY_BYTES;
         let body = &entry.body[..entry.body.len().min(LOG_BODY_BYTES)];
+        // A body streamed into the script comes with its beginning only.
+        let cut = entry.request_bytes.max(entry.body.len()) > body.len();
         #[derive(Deserialize)]
         struct Id {
             id: i64,
@@ -402,8 +450,8 @@ impl Store {
             .exec(
                 "INSERT INTO log (request_id, at, source, method, path, status, request_bytes,
                     response_bytes, duration_ms, outcome, body, body_cut, steps, delivery, error,
-                    mail_from, subject, headers, query)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    mail_from, subject, headers, query, stderr, stderr_bytes)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 vec![
                     entry.request_id.as_str().into(),
                     entry.at.into(),
@@ -424,6 +472,8 @@ impl Store {
                     entry.subject.as_str().into(),
                     kept_headers(&entry.headers).into(),
                     entry.query.as_str().into(),
+                    entry.stderr.clone().into(),
+                    (entry.stderr_bytes as i64).into(),
                 ],
             )?
             .one::<Id>()?
@@ -486,6 +536,11 @@ impl Store {
         } else {
             ("NULL", "NULL", "NULL")
         };
+        let stderr_kept = if with_bodies {
+            LOG_STDERR_BYTES
+        } else {
+            LIST_STDERR_BYTES
+        };
         let (filter, order, key): (&str, &str, SqlStorageValue) = match among {
             Among::Before(before) => ("id < ?", "DESC", before.unwrap_or(MAX_SAFE_INTEGER).into()),
             Among::After(after) => ("id > ?", "ASC", after.into()),
@@ -495,7 +550,7 @@ impl Store {
         let query = format!(
             "SELECT id, request_id, at, source, method, path, status, request_bytes, response_bytes,
                 duration_ms, outcome, {body}, body_cut, steps, delivery, error, mail_from, subject,
-                {headers}, {query}
+                {headers}, {query}, substr(stderr, 1, {stderr_kept}), stderr_bytes
              FROM log WHERE {filter} ORDER BY id {order} LIMIT ?"
         );
         let mut rows = Vec::new();
@@ -512,6 +567,11 @@ impl Store {
                 String::from_utf8_lossy(&row.get(i).map(value_bytes).unwrap_or_default())
                     .into_owned()
             };
+            let body_bytes = with_bodies.then(|| row.get(11).map(value_bytes).unwrap_or_default());
+            let body_base64 = body_bytes
+                .as_ref()
+                .filter(|b| std::str::from_utf8(b).is_err())
+                .map(|b| base64::engine::general_purpose::STANDARD.encode(b));
             rows.push(LogRow {
                 id: int(0),
                 request_id: text(1),
@@ -524,7 +584,8 @@ impl Store {
                 response_bytes: int(8),
                 duration_ms: int(9),
                 outcome: text(10),
-                body: with_bodies.then(|| text(11)),
+                body: body_bytes.map(|b| String::from_utf8_lossy(&b).into_owned()),
+                body_base64,
                 body_cut: int(12) != 0,
                 steps: int(13),
                 delivery: text(14),
@@ -533,6 +594,8 @@ impl Store {
                 subject: text(17),
                 headers: with_bodies.then(|| serde_json::from_str(&text(18)).unwrap_or_default()),
                 query: with_bodies.then(|| text(19)),
+                stderr: text(20),
+                stderr_bytes: int(21),
             });
         }
         Ok(rows)
@@ -764,20 +827,36 @@ impl Store {
         })
     }
 
-    /// Sets the log entry's delivery summary and error.
+    /// Sets the log entry's delivery summary and error, and what a run of its envelope
+    /// (from the queue) spent and wrote to stderr.
     pub fn update_log(
         &self,
         request_id: &str,
         delivery: DeliveryState,
         error: Option<&str>,
-        steps: Option<u64>,
+        ran: Option<Ran>,
     ) -> worker::Result<()> {
+        let mut entry = LogEntry::default();
+        if let Some(ran) = ran {
+            entry.ran(ran);
+        }
+        let ran_value = |v: SqlStorageValue| {
+            if ran.is_some() {
+                v
+            } else {
+                SqlStorageValue::Null
+            }
+        };
         self.sql.exec(
-            "UPDATE log SET delivery = ?, error = coalesce(?, error), steps = coalesce(?, steps) WHERE request_id = ?",
+            "UPDATE log SET delivery = ?, error = coalesce(?, error), steps = coalesce(?, steps),
+                stderr = coalesce(?, stderr), stderr_bytes = coalesce(?, stderr_bytes)
+             WHERE request_id = ?",
             vec![
                 delivery.as_str().into(),
                 error.map(str::to_string).into(),
-                steps.map(|s| s as i64).into(),
+                ran_value((entry.steps as i64).into()),
+                ran_value(entry.stderr.into()),
+                ran_value((entry.stderr_bytes as i64).into()),
                 request_id.into(),
             ],
         )?;
