@@ -13,8 +13,8 @@ export const MiB = 1024 * KiB;
 
 const sha256 = (bytes) => crypto.createHash("sha256").update(bytes).digest("hex");
 
-// A size from 0 to `max` bytes, uniform in its logarithm (as many bodies under 1 KiB as
-// between 1 and 2 MiB... roughly), from the generator `rnd`.
+// A size from 0 to `max` bytes, uniform in its logarithm (as many bodies between 1 and
+// 2 KiB as between 1 and 2 MiB), from the generator `rnd`.
 export function logUniform(rnd, max) {
   return Math.min(max, Math.floor(Math.exp(rnd() * Math.log(max + 1))) - 1);
 }
