@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import { after, before, test } from "node:test";
-import { TOKEN, putFifo, startWorker } from "./harness.mjs";
+import { TOKEN, putFifo, startServer, startWorker, until } from "./harness.mjs";
 
 const MiB = 1024 * 1024;
 let worker;
@@ -127,5 +127,23 @@ test("MKFIFO_MAX_BODY lowers the limits of streamed and held bodies", async () =
     assert.equal(r, 413);
   } finally {
     await small.stop();
+  }
+});
+
+test("a Request answered later keeps its body in storage: over 1.9 MB it is 413, and nothing is kept", async () => {
+  const server = await startServer((req, res) => res.end("ok"));
+  try {
+    await putFifo(worker.base, "later", `To: ${server.url}/in\n\ncat\n`);
+    let r = await fetch(`${worker.base}/later/`, { method: "POST", body: randomBytes(3 * MiB) });
+    assert.equal(r.status, 413);
+    assert.match(await r.text(), /at most 1900000 bytes/);
+    const body = randomBytes(1024 * 1024);
+    r = await fetch(`${worker.base}/later/`, { method: "POST", body });
+    assert.equal(r.status, 202, await r.text());
+    const got = await until(() => server.requests.find((q) => q.url === "/in"), "the delivery");
+    assert.ok(got.body.equals(body));
+    assert.equal(server.requests.length, 1);
+  } finally {
+    await server.close();
   }
 });

@@ -219,6 +219,15 @@ impl Fifo {
                 to,
                 reply_to,
             }) => {
+                if outgoing.body.len() > super::MAX_STORED_BODY {
+                    let error = format!(
+                        "the script's output to send on is {} bytes: at most {} are kept for delivery",
+                        outgoing.body.len(),
+                        super::MAX_STORED_BODY
+                    );
+                    store.update_log(&req.request_id, DeliveryState::Failed, Some(&error), ran)?;
+                    return self.report(store, req, &plan.errors_to, &error, None);
+                }
                 let reply_to = serde_json::to_string(&reply_to)?;
                 let body = outgoing.body.clone();
                 let stored = Stored::on_behalf_of(req, outgoing);
