@@ -467,6 +467,24 @@ struct Read {
     eof_string: bool,
 }
 
+impl Read {
+    fn ended_by_eof_string(items: Vec<Item>) -> Self {
+        Read {
+            items,
+            eof_string: true,
+            ..Read::default()
+        }
+    }
+
+    fn failed(items: Vec<Item>, msg: &'static str) -> Self {
+        Read {
+            items,
+            error: Some(msg),
+            ..Read::default()
+        }
+    }
+}
+
 /// Items separated by `delim` (`-0`, `-d`): no quoting; a last item needs no delimiter.
 fn split_delimited(input: &[u8], delim: u8) -> Vec<Item> {
     let mut items: Vec<Item> = input
@@ -514,22 +532,14 @@ fn read_words(input: &[u8], eof: Option<&[u8]>, last: bool) -> Read {
         match c {
             b' ' | b'\t' => {
                 if !finish(&mut word, &mut items) {
-                    return Read {
-                        items,
-                        eof_string: true,
-                        ..Read::default()
-                    };
+                    return Read::ended_by_eof_string(items);
                 }
                 prev_blank = true;
                 continue;
             }
             b'\n' => {
                 if !finish(&mut word, &mut items) {
-                    return Read {
-                        items,
-                        eof_string: true,
-                        ..Read::default()
-                    };
+                    return Read::ended_by_eof_string(items);
                 }
                 if !prev_blank {
                     if let Some(last) = items.last_mut() {
@@ -559,11 +569,7 @@ fn read_words(input: &[u8], eof: Option<&[u8]>, last: bool) -> Read {
                             } else {
                                 UNMATCHED_DOUBLE
                             };
-                            return Read {
-                                items,
-                                error: Some(msg),
-                                ..Read::default()
-                            };
+                            return Read::failed(items, msg);
                         }
                         Some(&b) => {
                             w.push(b);
@@ -587,11 +593,7 @@ fn read_words(input: &[u8], eof: Option<&[u8]>, last: bool) -> Read {
         prev_blank = false;
     }
     if !finish(&mut word, &mut items) {
-        return Read {
-            items,
-            eof_string: true,
-            ..Read::default()
-        };
+        return Read::ended_by_eof_string(items);
     }
     if last {
         if let Some(item) = items.last_mut() {
@@ -619,11 +621,7 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> Read {
             b'\n' => {
                 if started {
                     if eof == Some(word.as_slice()) {
-                        return Read {
-                            items,
-                            eof_string: true,
-                            ..Read::default()
-                        };
+                        return Read::ended_by_eof_string(items);
                     }
                     items.push(Item {
                         word: std::mem::take(&mut word),
@@ -653,11 +651,7 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> Read {
                             } else {
                                 UNMATCHED_DOUBLE
                             };
-                            return Read {
-                                items,
-                                error: Some(msg),
-                                ..Read::default()
-                            };
+                            return Read::failed(items, msg);
                         }
                         Some(&b) => {
                             word.push(b);
@@ -674,11 +668,7 @@ fn read_lines(input: &[u8], eof: Option<&[u8]>) -> Read {
     }
     if started {
         if eof == Some(word.as_slice()) {
-            return Read {
-                items,
-                eof_string: true,
-                ..Read::default()
-            };
+            return Read::ended_by_eof_string(items);
         }
         items.push(Item {
             word,
