@@ -61,6 +61,11 @@ pub fn quote_value(v: &[u8]) -> Vec<u8> {
     if plain {
         return v.to_vec();
     }
+    single_quoted(v)
+}
+
+/// `v` in single quotes, each `'` in it written `'\''`: what the shell reads back as `v`.
+pub fn single_quoted(v: &[u8]) -> Vec<u8> {
     let mut out = vec![b'\''];
     for &c in v {
         if c == b'\'' {

@@ -43,20 +43,6 @@ fn condition(word: &[u8]) -> Option<&'static str> {
     SIGNALS.iter().find(|s| s.0 == name).map(|s| s.0)
 }
 
-/// Quotes an action for `trap`'s listing, so that the shell can read it back.
-fn quoted(action: &[u8]) -> Vec<u8> {
-    let mut out = vec![b'\''];
-    for &c in action {
-        if c == b'\'' {
-            out.extend_from_slice(b"'\\''");
-        } else {
-            out.push(c);
-        }
-    }
-    out.push(b'\'');
-    out
-}
-
 impl Exec<'_> {
     /// `trap`, `trap -p`: the list; `trap ACTION COND...`; `trap - COND...` (back to the
     /// default); `trap COND...` (a number first: the same as `-`).
@@ -69,7 +55,7 @@ impl Exec<'_> {
             let mut out = Vec::new();
             for (cond, action) in self.st.traps.iter() {
                 out.extend_from_slice(b"trap -- ");
-                out.extend_from_slice(&quoted(action));
+                out.extend_from_slice(&super::special::single_quoted(action));
                 out.push(b' ');
                 out.extend_from_slice(cond.as_bytes());
                 out.push(b'\n');
