@@ -153,7 +153,7 @@ function show(c, ms) {
   return `${ms.toFixed(2)} ms`;
 }
 
-// The same work by the operating system's tools, for the figures the issues compare with.
+// The same work by the operating system's tools, for a figure beside ours.
 function osTool(c) {
   const tools = { "sha256sum over 8 MiB": "sha256sum", "base64 over 8 MiB": "base64", "gzip -1 over 8 MiB": "gzip -1" };
   const tool = tools[c.name];
