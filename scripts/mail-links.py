@@ -36,8 +36,9 @@ def main(link_file):
     announced = False
     for line in sys.stdin:
         sys.stdout.write(line)
-        found = EML.search(line) if announced or SENT.search(line) else None
-        announced = bool(SENT.search(line)) and not found
+        sent_here = bool(SENT.search(line))
+        found = EML.search(line) if announced or sent_here else None
+        announced = sent_here and not found
         if found:
             lines, link = describe(found.group(1))
             sys.stdout.write("\n".join(lines) + "\n")

@@ -350,6 +350,21 @@ fn parse_cache_and_expand() {
     assert!(budget.used() > 0);
 }
 
+/// Runs each script and checks its stdout and status against the answers given for it
+/// (what `dash` and `bash --posix` print; either, where they differ).
+fn assert_each_one_of(cases: &[(&str, &[(&str, i32)])]) {
+    for (script, expected) in cases {
+        let o = run(script);
+        let got = (String::from_utf8_lossy(&o.stdout).into_owned(), o.status);
+        assert!(
+            expected
+                .iter()
+                .any(|(out, status)| got == (out.to_string(), *status)),
+            "{script}: got {got:?}, want one of {expected:?}"
+        );
+    }
+}
+
 /// POSIX shell features, each script with what `dash` and `bash --posix` print (stdout
 /// and status; where the two differ, either is right).
 #[test]
@@ -508,16 +523,7 @@ fn posix_features_as_dash_and_bash_posix() {
             &[("hi1\nhi2 []\nhi3\n[z]\n", 0)],
         ),
     ];
-    for (script, expected) in cases {
-        let o = run(script);
-        let got = (String::from_utf8_lossy(&o.stdout).into_owned(), o.status);
-        assert!(
-            expected
-                .iter()
-                .any(|(out, status)| got == (out.to_string(), *status)),
-            "{script}: got {got:?}, want one of {expected:?}"
-        );
-    }
+    assert_each_one_of(cases);
 }
 
 /// `trap`, `umask`, `LINENO`, `times`: what `dash` and `bash --posix` print (either, where
@@ -556,16 +562,7 @@ fn traps_umask_lineno_as_dash_and_bash_posix() {
         ("echo $LINENO; echo $LINENO", &[("\n\n", 0), ("1\n1\n", 0)]),
         ("times >/dev/null; echo $?", &[("0\n", 0)]),
     ];
-    for (script, expected) in cases {
-        let o = run(script);
-        let got = (String::from_utf8_lossy(&o.stdout).into_owned(), o.status);
-        assert!(
-            expected
-                .iter()
-                .any(|(out, status)| got == (out.to_string(), *status)),
-            "{script}: got {got:?}, want one of {expected:?}"
-        );
-    }
+    assert_each_one_of(cases);
 }
 
 /// `set -x` writes what `bash --posix` writes: PS4 expanded, assignments, words quoted.

@@ -11,8 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { chromium } from "playwright-core";
-import { ROOT, startWorker, tempDir } from "./harness.mjs";
-import { mailedLink } from "./editor-support.mjs";
+import { ROOT, signinMail, startWorker, tempDir } from "./harness.mjs";
 
 // Debian's chromium (scripts/setup.sh --test installs it); CHROMIUM names another.
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -51,7 +50,7 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   // Sign in by the mailed link.
   await page.goto(`${worker.base}/`);
   await page.fill('input[name="email"]', "lin@example.com");
-  const link = await mailedLink(worker, "lin@example.com", () => page.click("text=Send me a link"));
+  const link = (await signinMail(worker, "lin@example.com", () => page.click("text=Send me a link"))).link;
   await page.locator("text=Check your mail").waitFor();
   await page.goto(link);
   await page.click('button:has-text("Sign in")');
@@ -171,7 +170,7 @@ test("signed out, the editor's page signs in and comes back to the editor", asyn
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(`${worker.base}/_/edit/lin-shout`);
   await page.fill('input[name="email"]', "lin@example.com");
-  const link = await mailedLink(worker, "lin@example.com", () => page.click("text=Send me a link"));
+  const link = (await signinMail(worker, "lin@example.com", () => page.click("text=Send me a link"))).link;
   await page.locator("text=Check your mail").waitFor();
   await page.goto(link);
   await page.click('button:has-text("Sign in")');

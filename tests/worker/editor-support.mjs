@@ -1,15 +1,6 @@
-// Test support for the editor: the sign-in link of a browser's request, and the editor's
-// WebSocket (the `ws` package) with its messages queued for the test to take in order.
+// Test support for the editor: its WebSocket (the `ws` package) with its messages queued
+// for the test to take in order.
 import WebSocket from "ws";
-import { readMail, sentMail, until } from "./harness.mjs";
-
-// The sign-in link in the next message to `email`, once `ask()` has asked for one.
-export async function mailedLink(worker, email, ask) {
-  const seen = sentMail(worker).length;
-  await ask();
-  const message = readMail(await until(() => sentMail(worker)[seen], `the sign-in mail to ${email}`));
-  return message.text.match(/https?:\/\/\S+\/_\/signin\/\S+/)[0];
-}
 
 // Opens FIFO `name`'s live log. Resolves to the socket, with `next(check, ms)` that takes
 // the next message (parsed) for which `check` is true; rejects with the HTTP status of a

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { execFileSync, spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
-import { sendMail, signIn, startWorker, tempDir, until } from "./harness.mjs";
-import { mailedLink, openLive } from "./editor-support.mjs";
+import { sendMail, signIn, signinMail, startWorker, tempDir, until } from "./harness.mjs";
+import { openLive } from "./editor-support.mjs";
 
 let worker, ada, bob;
 before(async () => {
@@ -241,14 +241,14 @@ test("signed out, the editor's sign-in form leads back to the editor; never to a
   // Asks for a link with the form's fields, as the browser posts them (the site takes ten
   // such posts a minute from one client: the test makes seven).
   const askFor = (fields) =>
-    mailedLink(worker, fields.email, async () => {
+    signinMail(worker, fields.email, async () => {
       const r = await fetch(`${worker.base}/_/signin`, {
         method: "POST",
         headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: worker.base },
         body: new URLSearchParams(fields).toString(),
       });
       assert.equal(r.status, 200, await r.text());
-    });
+    }).then((mail) => mail.link);
   // Opens a link and presses its button: where the button leads, where signing in leads.
   const follow = async (link) => {
     const page = await (await fetch(link)).text();

@@ -132,18 +132,25 @@ export function readMail(file) {
   return JSON.parse(execFileSync("python3", [path.join(ROOT, "tests/mail/read_eml.py"), file], { encoding: "utf8" }));
 }
 
+// The next sign-in message to `email`, once `ask()` has asked for it, and its link.
+export async function signinMail(worker, email, ask) {
+  const seen = sentMail(worker).length;
+  await ask();
+  const message = readMail(await until(() => sentMail(worker)[seen], `the sign-in mail to ${email}`));
+  return { message, link: message.text.match(/https?:\/\/\S+\/_\/signin\/\S+/)[0] };
+}
+
 // Signs `email` in as a browser would: asks for a link, reads it from the message, opens
 // it (which signs no one in), presses its button. The session cookie (`NAME=VALUE`).
 export async function signIn(worker, email) {
-  const seen = sentMail(worker).length;
-  const r = await fetch(`${worker.base}/_/signin`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: worker.base },
-    body: new URLSearchParams({ email }).toString(),
+  const { message, link } = await signinMail(worker, email, async () => {
+    const r = await fetch(`${worker.base}/_/signin`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: worker.base },
+      body: new URLSearchParams({ email }).toString(),
+    });
+    if (r.status !== 200) throw new Error(`sign-in of ${email}: ${r.status} ${await r.text()}`);
   });
-  if (r.status !== 200) throw new Error(`sign-in of ${email}: ${r.status} ${await r.text()}`);
-  const message = readMail(await until(() => sentMail(worker)[seen], `the sign-in mail to ${email}`));
-  const link = message.text.match(/https?:\/\/\S+\/_\/signin\/\S+/)[0];
   const page = await fetch(link);
   const button = /<form method="post" action="\/_\/signin\//.test(await page.text());
   if (page.status !== 200 || page.headers.get("set-cookie") || !button) throw new Error(`opening ${link}: ${page.status}`);

@@ -312,7 +312,10 @@ impl Fifo {
                         "log_entries": store.log_len()?,
                         "deliveries_pending": store.pending_deliveries()?,
                         "requests_since_start": self.counts.requests.get(),
-                        "envelope_cache": self.counts.envelope.get(),
+                        "envelope_cache": CacheStats {
+                            entries: usize::from(self.envelope.borrow().is_some()),
+                            ..self.counts.envelope.get()
+                        },
                         "script_cache": scripts,
                         "template_cache": templates,
                         "websockets": self.state.get_websockets().len(),
@@ -354,7 +357,6 @@ impl Fifo {
     /// The envelope of the FIFO, parsed once per version of its text.
     fn compiled(&self, row: &store::FifoRow) -> std::result::Result<Rc<Compiled>, Failure> {
         let mut use_of_cache = self.counts.envelope.get();
-        use_of_cache.entries = 1;
         if let Some((at, env)) = self.envelope.borrow().as_ref() {
             if *at == row.updated_at {
                 use_of_cache.hits += 1;
