@@ -172,6 +172,15 @@ async function passthrough(resp, reportFailure) {
   }
   const hasBody = method !== "GET" && method !== "HEAD";
   if (!hasBody && resp.body) await resp.body.cancel();
+  // A body of a length told in X-Accel-Header-Content-Length goes with that length (S3
+  // refuses a PUT without one); any other streams chunked.
+  let body = hasBody ? resp.body : undefined;
+  const length = headers.get("content-length");
+  if (body && /^\d+$/.test(length || "")) {
+    const fixed = new FixedLengthStream(Number(length));
+    body.pipeTo(fixed.writable).catch(() => {});
+    body = fixed.readable;
+  }
   const abort = new AbortController();
   const timer = setTimeout(
     () => abort.abort(new Error(`no answer from ${new URL(target).host} within 10 s`)),
@@ -181,7 +190,7 @@ async function passthrough(resp, reportFailure) {
     const answer = await fetch(target, {
       method,
       headers,
-      body: hasBody ? resp.body : undefined,
+      body,
       redirect: "manual",
       signal: abort.signal,
     });

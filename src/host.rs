@@ -82,6 +82,17 @@ pub trait Host {
         let _ = (name, args, stdin);
         Box::pin(async { Ok(None) })
     }
+    /// A Request to FIFO `name` as a file system (`cat NAME:path`, `rcat`, `lsjson`):
+    /// `request.url` is the sub-path (`/dir/a.json`), and the answer is the FIFO's, a
+    /// passthrough followed. `Ok(None)` when there is no FIFO of that name.
+    fn fifo_request(
+        &self,
+        name: &str,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, Result<Option<HttpResponse>, String>> {
+        let _ = (name, request);
+        Box::pin(async { Ok(None) })
+    }
     /// The bytes of attachment `name` of the mail Request being run
     /// (`cat attachment:NAME`); `None` when there is no such one.
     fn attachment(&self, name: &str) -> Option<Vec<u8>> {

@@ -14,7 +14,7 @@
 //! | `/_/edit/NAME` | GET, HEAD | the editor of a FIFO |
 //! | `/_/api/account` | GET, DELETE | the caller's account; delete it with its FIFOs |
 //! | `/_/api/fifos` | GET | the caller's FIFOs |
-//! | `/_/api/fifos/NAME` | PUT, GET, DELETE | a FIFO |
+//! | `/_/api/fifos/NAME` | PUT, GET, DELETE | a FIFO (`PUT ?from=s3`: a library envelope) |
 //! | `/_/api/fifos/NAME/vars/KEY` | PUT, DELETE | a variable |
 //! | `/_/api/fifos/NAME/log` | GET | the Request log (`limit`, `before`, `bodies`) |
 //! | `/_/api/fifos/NAME/log/ID` | GET | one Request with its deliveries |
@@ -53,6 +53,12 @@ pub enum Api {
     ListFifos,
     /// An operation on one FIFO, carried out by its object.
     Fifo(FifoOp),
+    /// `PUT /_/api/fifos/NAME?from=LIBRARY_NAME`: the FIFO gets that envelope of the
+    /// library (`crate::envelope::library`).
+    Install {
+        name: String,
+        envelope: &'static str,
+    },
     Tokens,
     CreateToken,
     RevokeToken {
@@ -139,7 +145,13 @@ fn api_route(method: &str, segments: &[&str], query: &str) -> Result<Api, Option
         (["account"], "GET") => Api::Account,
         (["account"], "DELETE") => Api::DeleteAccount,
         (["fifos"], "GET") => Api::ListFifos,
-        (["fifos", n], "PUT") => Api::Fifo(FifoOp::Put { name: name(n)? }),
+        (["fifos", n], "PUT") => match library_name(query).map_err(Some)? {
+            Some(envelope) => Api::Install {
+                name: name(n)?,
+                envelope,
+            },
+            None => Api::Fifo(FifoOp::Put { name: name(n)? }),
+        },
         (["fifos", n], "GET") => Api::Fifo(FifoOp::Get { name: name(n)? }),
         (["fifos", n], "DELETE") => Api::Fifo(FifoOp::Delete { name: name(n)? }),
         (["fifos", n, "vars", key], "PUT") => Api::Fifo(FifoOp::VarPut {
@@ -201,6 +213,24 @@ fn fifo_name(name: &str) -> Result<String, NoRoute> {
 }
 
 /// `limit=N&before=ID&bodies=1` of the log.
+/// The library envelope that `?from=` names, if the query has one.
+fn library_name(query: &str) -> Result<Option<&'static str>, NoRoute> {
+    let Some((_, from)) = parse_query(query).into_iter().find(|(k, _)| k == "from") else {
+        return Ok(None);
+    };
+    crate::envelope::library::envelope(&from)
+        .map(Some)
+        .ok_or_else(|| {
+            NoRoute::new(
+                400,
+                format!(
+                    "from={from}: no envelope of that name in the library (it has: {})",
+                    crate::envelope::library::names().join(", ")
+                ),
+            )
+        })
+}
+
 fn log_query(query: &str) -> Result<(Option<i64>, Option<i64>, bool), NoRoute> {
     let (mut limit, mut before, mut bodies) = (None, None, false);
     for (key, value) in parse_query(query) {
@@ -351,5 +381,27 @@ mod tests {
         assert_eq!(status("GET", "/_/api/nothing"), 404);
         assert_eq!(status("GET", "/_/api/fifos/Bad"), 400);
         assert_eq!(status("PUT", "/_/api/fifos/sh"), 400);
+    }
+
+    #[test]
+    fn install_from_the_library() {
+        match route("PUT", "/_/api/fifos/files", "from=s3") {
+            Ok(Route::Api(Api::Install { name, envelope })) => {
+                assert_eq!(name, "files");
+                assert!(envelope.contains("S3_BUCKET"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let refused = route("PUT", "/_/api/fifos/files", "from=nope").unwrap_err();
+        assert_eq!(refused.status, 400);
+        assert!(
+            refused.message.contains("it has: s3"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(
+            route("PUT", "/_/api/fifos/a", "other=1"),
+            Ok(Route::Api(Api::Fifo(FifoOp::Put { name: "a".into() })))
+        );
     }
 }

@@ -33,9 +33,11 @@ mod gzip;
 mod head;
 mod hmac;
 mod jq;
+mod lsjson;
 mod md5sum;
 mod paste;
 mod printf;
+mod rcat;
 mod rev;
 mod scrypt;
 mod secretbox;
@@ -111,9 +113,11 @@ pub static TABLE: &[(&str, Run)] = &[
     ("head", tool!(head)),
     ("hmac", tool!(hmac)),
     ("jq", tool!(jq)),
+    ("lsjson", tool!(lsjson)),
     ("md5sum", tool!(md5sum)),
     ("paste", tool!(paste)),
     ("printf", tool!(printf)),
+    ("rcat", tool!(rcat)),
     ("rev", tool!(rev)),
     ("scrypt", tool!(scrypt)),
     ("secretbox", tool!(secretbox)),
@@ -200,6 +204,16 @@ impl Caches {
 /// failure in curl's words.
 pub trait Net {
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<Result<HttpResponse, String>>>;
+    /// A Request to FIFO `name` at the sub-path `request.url` (see [`Host::fifo_request`]);
+    /// `Ok(None)`: no such FIFO.
+    fn fifo(
+        &self,
+        name: &str,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, Result<Result<Option<HttpResponse>, String>>> {
+        let _ = (name, request);
+        Box::pin(async { Ok(Ok(None)) })
+    }
 }
 
 /// No network at all.
@@ -233,7 +247,8 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// Opens a file operand and reads it whole: `-` and `/dev/stdin` are stdin,
     /// `/dev/null` is empty; `attachment:NAME` is an attachment of the mail being run;
-    /// an `http://` or `https://` URL is fetched (a non-2xx answer is
+    /// `NAME:path` is a file of FIFO NAME (a `GET` of `/NAME/path`, such as the S3
+    /// backend answers); an `http://` or `https://` URL is fetched (a non-2xx answer is
     /// an error, as for `curl -f`); anything else does not exist, for there is no file
     /// system. The inner `Err` is the reason in GNU's words, for the tool to print in its
     /// own format (`cat: x: No such file or directory`).
@@ -266,6 +281,16 @@ impl Ctx<'_> {
                 Err(reason) => Err(reason),
                 Ok(resp) if (200..300).contains(&resp.status) => Ok(Stdin::bytes(resp.body)),
                 Ok(resp) => Err(format!("The requested URL returned error: {}", resp.status)),
+            });
+        }
+        if let Some((name, path)) = as_fifo_path(operand) {
+            let request = HttpRequest::get(fifo_sub_path(path));
+            return Ok(match self.net.fifo(name, request).await? {
+                Err(reason) => Err(reason),
+                Ok(None) => Err("No such file or directory".into()),
+                Ok(Some(resp)) if (200..300).contains(&resp.status) => Ok(Stdin::bytes(resp.body)),
+                Ok(Some(resp)) if resp.status == 404 => Err("No such file or directory".into()),
+                Ok(Some(resp)) => Err(format!("{name} answered {}", resp.status)),
             });
         }
         Ok(Err("No such file or directory".into()))
@@ -316,6 +341,28 @@ pub async fn run_tool(tool: Run, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<
 
 /// `attachment:NAME` names an attachment of the mail being run (see `mail::inbound`).
 pub const ATTACHMENT_PREFIX: &[u8] = b"attachment:";
+
+/// `NAME:path` names a file of FIFO NAME (the S3 backend's `s3:dir/a.json`): the FIFO's
+/// name and the path, when `operand` is one.
+pub fn as_fifo_path(operand: &[u8]) -> Option<(&str, &[u8])> {
+    let colon = operand.iter().position(|&b| b == b':')?;
+    let name = std::str::from_utf8(&operand[..colon]).ok()?;
+    crate::names::is_fifo_name(name).then_some((name, &operand[colon + 1..]))
+}
+
+/// The sub-path of a FIFO's file: `/` and the path, each byte that is not unreserved in a
+/// URL percent-encoded (the FIFO decodes it), `/` kept.
+pub fn fifo_sub_path(path: &[u8]) -> String {
+    let mut out = String::from("/");
+    for &b in path.strip_prefix(b"/").unwrap_or(path) {
+        if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
 
 /// `operand` as a URL when it is one that `cat URL` fetches.
 pub fn as_url(operand: &[u8]) -> Option<&str> {

@@ -5,6 +5,7 @@
 //! then the script. [`parse`] reads it, [`run`] applies it to a Request, and [`route`]
 //! says what its routing headers mean.
 
+pub mod library;
 mod parse;
 pub mod request;
 pub mod route;

@@ -126,7 +126,13 @@ impl Incoming {
         set("PATH_INFO", &self.path_info);
         set("QUERY_STRING", &self.query);
         set("CONTENT_TYPE", self.header("content-type").unwrap_or(""));
-        set("CONTENT_LENGTH", &self.body.len().to_string());
+        // The caller's Content-Length when it sent one: a body that streams into the
+        // script is not held, so its length is known only from the header.
+        let length = self.header("content-length").map(str::to_string);
+        set(
+            "CONTENT_LENGTH",
+            &length.unwrap_or_else(|| self.body.len().to_string()),
+        );
         set("REMOTE_ADDR", &self.remote_addr);
         set("REQUEST_ID", &self.request_id);
         set("FIFO_NAME", &self.fifo);

@@ -119,6 +119,18 @@ impl Net for Shared<'_> {
             Ok(self.host.fetch(request).await)
         })
     }
+
+    fn fifo(
+        &self,
+        name: &str,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, crate::error::Result<Result<Option<HttpResponse>, String>>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            self.count_subrequest(None)?;
+            Ok(self.host.fifo_request(&name, request).await)
+        })
+    }
 }
 
 pub struct Exec<'s> {

@@ -31,6 +31,22 @@ pub async fn handle(route: Api, mut req: Request, env: &Env, caller: &Caller) ->
             };
             fifo_op(env, caller.access()?, op, body).await
         }
+        Api::Install { name, envelope } => {
+            if !req.bytes().await?.is_empty() {
+                return Err(Failure::new(
+                    400,
+                    "?from= installs a library envelope: send no body with it",
+                ));
+            }
+            let op = FifoOp::Put { name };
+            fifo_op(
+                env,
+                caller.access()?,
+                op,
+                Some(envelope.as_bytes().to_vec()),
+            )
+            .await
+        }
         Api::ListFifos => {
             let who = caller.account()?;
             let fifos = list_fifos(env, &who.account).await?;

@@ -74,6 +74,19 @@ impl Host for WorkerHost {
         Box::pin(async move { fetch(request).await.map_err(|e| e.to_string()) })
     }
 
+    fn fifo_request(
+        &self,
+        name: &str,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, Result<Option<HttpResponse>, String>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            self.request_fifo(&name, request)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
     fn call_fifo(
         &self,
         name: &str,
@@ -91,6 +104,82 @@ impl Host for WorkerHost {
 }
 
 impl WorkerHost {
+    /// A Request to FIFO `name` at a sub-path (see [`Host::fifo_request`]). An answer
+    /// that hands over to a passthrough (`X-Accel-Redirect`) is followed here: the
+    /// entry module that would make it for a client is not in between.
+    async fn request_fifo(
+        &self,
+        name: &str,
+        request: HttpRequest,
+    ) -> worker::Result<Option<HttpResponse>> {
+        if self.hops + 1 > MAX_HOPS {
+            return Err(worker::Error::RustError(format!(
+                "{name}: a chain of FIFOs is limited to {MAX_HOPS} hops (a loop?)"
+            )));
+        }
+        let headers = Headers::new();
+        for (k, v) in &request.headers {
+            headers.append(k, v)?;
+        }
+        headers.set(protocol::FIFO, name)?;
+        headers.set(protocol::HOPS, &(self.hops + 1).to_string())?;
+        headers.set(protocol::REQUEST_ID, &new_request_id())?;
+        headers.set(protocol::SOURCE, "command")?;
+        let mut init = RequestInit::new();
+        init.with_method(Method::from(request.method.clone()))
+            .with_headers(headers);
+        if !request.body.is_empty() {
+            init.with_body(Some(
+                js_sys::Uint8Array::from(request.body.as_slice()).into(),
+            ));
+        }
+        let url = format!("https://fifo.internal/{name}{}", request.url);
+        let req = Request::new_with_init(&url, &init)?;
+        let stub = self
+            .env
+            .durable_object("FIFO")?
+            .id_from_name(name)?
+            .get_stub()?;
+        let mut resp = stub.fetch_with_request(req).await?;
+        let status = resp.status_code();
+        if status == 404 && resp.headers().get(protocol::NO_FIFO)?.is_some() {
+            return Ok(None);
+        }
+        let answer_headers: Vec<(String, String)> = resp.headers().entries().collect();
+        let body = resp.bytes().await?;
+        let Some(target) = resp.headers().get(protocol::ACCEL_REDIRECT)? else {
+            return Ok(Some(HttpResponse {
+                status,
+                reason: String::new(),
+                headers: answer_headers,
+                body,
+                url,
+            }));
+        };
+        let method = resp
+            .headers()
+            .get(protocol::ACCEL_METHOD)?
+            .unwrap_or_else(|| "GET".into());
+        let passed = HttpRequest {
+            headers: answer_headers
+                .iter()
+                .filter_map(|(k, v)| {
+                    let k = k.strip_prefix(protocol::ACCEL_HEADER_PREFIX)?;
+                    Some((k.to_string(), v.clone()))
+                })
+                .collect(),
+            body: if method == "GET" || method == "HEAD" {
+                Vec::new()
+            } else {
+                body
+            },
+            method,
+            url: target,
+            follow_redirects: false,
+        };
+        fetch(passed).await.map(Some)
+    }
+
     async fn call(
         &self,
         name: &str,

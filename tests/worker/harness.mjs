@@ -209,3 +209,60 @@ export async function startServer(handler) {
   const url = `http://127.0.0.1:${server.address().port}`;
   return { url, requests, close: () => new Promise((r) => server.close(r)) };
 }
+
+// The reference rclone (scripts/setup.sh --test puts it in .ref; RCLONE overrides).
+export const RCLONE = process.env.RCLONE || path.join(ROOT, ".ref/py/bin/rclone");
+
+// A real local S3 server: `rclone serve s3` over `dir` (each folder in it a bucket),
+// checking AWS Signature V4 with the key pair `key`/`secret`.
+export async function startRcloneS3(dir, key, secret) {
+  const port = await freePort();
+  const child = spawn(
+    RCLONE,
+    ["serve", "s3", "--auth-key", `${key},${secret}`, "--addr", `127.0.0.1:${port}`, "--config", "/dev/null", dir],
+    { detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  process.once("exit", () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await until(async () => {
+    if (child.exitCode !== null) throw new Error(`rclone serve s3 failed:\n${log}`);
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await r.text();
+      return true; // any answer (an unsigned request is refused) says it listens
+    } catch {
+      return false;
+    }
+  }, "rclone serve s3");
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      process.kill(-child.pid, "SIGTERM");
+    });
+  return { url, stop, log: () => log };
+}
+
+// Runs the reference rclone with `config` (the text of an rclone.conf) in UTC; its stdout.
+export function rclone(config, args, input) {
+  const dir = tempDir("mkfifo-rclone-");
+  const file = path.join(dir, "rclone.conf");
+  fs.writeFileSync(file, config);
+  try {
+    return execFileSync(RCLONE, ["--config", file, ...args], {
+      env: { ...process.env, TZ: "UTC" },
+      input,
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
