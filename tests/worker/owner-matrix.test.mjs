@@ -60,6 +60,9 @@ const ROUTES = [
   ["GET", () => "/_/signin/forged", null, { owner: 400, ownerToken: 400, other: 400, anonymous: 400, operator: 400 }],
   ["GET", () => "/_/api/account", null, { owner: 200, ownerToken: 200, other: 200, anonymous: 401, operator: 403 }],
   ["GET", () => "/_/api/fifos", null, { owner: 200, ownerToken: 200, other: 200, anonymous: 401, operator: 403 }],
+  // A library envelope (?from=s3) is a PUT of the FIFO like any other.
+  ["PUT", (c) => `/_/api/fifos/mx-lib-${c.toLowerCase()}?from=s3`, null, { owner: 201, ownerToken: 201, other: 201, anonymous: 401, operator: 201 }],
+  ["PUT", () => "/_/api/fifos/mx-owned?from=s3", null, { owner: 200, ownerToken: 200, other: 409, anonymous: 401, operator: 200 }],
   ["PUT", () => "/_/api/fifos/mx-owned", () => "To: -\n\ncat\n", { owner: 200, ownerToken: 200, other: 409, anonymous: 401, operator: 200 }],
   ["GET", () => "/_/api/fifos/mx-owned", null, { owner: 200, ownerToken: 200, other: 404, anonymous: 401, operator: 200 }],
   ["PUT", () => "/_/api/fifos/mx-owned/vars/SET", () => "v", { owner: 200, ownerToken: 200, other: 404, anonymous: 401, operator: 200 }],
@@ -115,6 +118,7 @@ test("writes with the owner's cookie from another origin are 403 and change noth
   const foreign = { Origin: "https://evil.example" };
   const writes = [
     ["PUT", "/_/api/fifos/mx-owned", "To: -\n\nrev\n"],
+    ["PUT", "/_/api/fifos/mx-owned?from=s3"],
     ["DELETE", "/_/api/fifos/mx-owned"],
     ["PUT", "/_/api/fifos/mx-owned/vars/KEEP", "changed"],
     ["DELETE", "/_/api/fifos/mx-owned/vars/KEEP"],
