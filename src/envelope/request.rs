@@ -68,6 +68,9 @@ pub struct Incoming {
     /// For mail: the message as read (from `body`, the raw message), once it has been.
     #[serde(skip)]
     pub mail: Option<Rc<Mail>>,
+    /// The id of the logged Request this one sends again (`REPLAY_OF`), if it is a replay.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub replay_of: String,
 }
 
 impl Incoming {
@@ -131,6 +134,9 @@ impl Incoming {
         set("REQUEST_ID", &self.request_id);
         set("FIFO_NAME", &self.fifo);
         set("REQUEST_SOURCE", self.source.as_str());
+        if !self.replay_of.is_empty() {
+            set("REPLAY_OF", &self.replay_of);
+        }
         if self.source == Source::Email {
             set("FROM", &self.mail_from);
             set("TO", &self.mail_to);

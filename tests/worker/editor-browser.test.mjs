@@ -151,6 +151,14 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
     ["/lin-shout/binary", 8, bytes.toString("base64")],
     ["/lin-shout/binary", 8, bytes.toString("base64")],
   ]);
+  // Replayed from the page: a new Request, run from the queue, whose entry names the one
+  // it replays.
+  await page.click("#log-entry button.replay");
+  await page.locator("#log-entry p.replay-of").waitFor();
+  await page.locator("#log-list tr", { hasText: "/lin-shout/binary" }).nth(2).waitFor();
+  const replayed = await page.evaluate(async () => (await (await fetch("/_/api/fifos/lin-shout/log?limit=1&bodies=1")).json()).entries[0]);
+  assert.equal(replayed.body_base64, bytes.toString("base64"));
+  assert.equal(await page.textContent("#log-entry p.replay-of button"), both[0].request_id);
   await page.click("#log-entry button:has-text('Close')");
 
   await page.screenshot({ path: path.join(SHOTS, "editor.png"), fullPage: true });

@@ -268,6 +268,12 @@ async function openEntry(requestId) {
   const target = e.query ? `${e.path}?${e.query}` : e.path;
   const facts = `${e.method} ${target} → ${e.status} in ${e.duration_ms} ms, ${e.steps} steps; delivery: ${e.delivery || "none"}`;
   const parts = [el("h3", {}, `Request ${e.request_id}`), el("p", {}, time(e.at), " · ", facts)];
+  if (e.replay_of) {
+    const original = el("button", { type: "button", class: "link" }, e.replay_of);
+    original.addEventListener("click", () => openEntry(e.replay_of));
+    parts.push(el("p", { class: "replay-of" }, "A replay of ", original));
+  }
+  if (e.note) parts.push(el("p", { class: "note" }, e.note));
   if (e.error) parts.push(el("p", { class: "error" }, e.error));
   parts.push(el("h4", {}, "Headers"), el("pre", { class: "headers" }, (e.headers || []).map(([k, v]) => `${k}: ${v}`).join("\n")));
   parts.push(el("h4", {}, "Body"), el("pre", { class: "body" }, e.body ?? "", e.body_cut ? "\n(cut: the log keeps 64 KiB)" : ""));
@@ -282,8 +288,19 @@ async function openEntry(requestId) {
     const attempts = d.attempts.map((a) => `${time(a.at)}: ${a.status ?? a.error} (${a.duration_ms} ms)`).join("; ");
     parts.push(el("p", {}, `${d.purpose} to ${JSON.stringify(d.destination)}: ${d.state}`, attempts ? ` · ${attempts}` : ""));
   }
+  if (e.source === "http" || e.source === "fifo") {
+    // Sent again as it was (its whole body, while the FIFO keeps it) through the envelope
+    // as it is now, from the queue: the replay's own entry opens.
+    const replay = el("button", { type: "button", class: "replay" }, "Replay");
+    replay.addEventListener("click", async () => {
+      const { ok, data } = await call("POST", `/log/${encodeURIComponent(e.request_id)}/replay`);
+      if (ok) openEntry(data.id);
+      else box.append(el("p", { class: "error" }, data.error));
+    });
+    parts.push(replay, " ");
+  }
   if (e.source === "http" && !e.body_cut) {
-    const again = el("button", { type: "button", class: "resend" }, "Resend");
+    const again = el("button", { type: "button", class: "resend" }, "Edit and resend");
     again.addEventListener("click", () => resend(e));
     parts.push(again, " ");
   }

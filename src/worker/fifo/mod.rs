@@ -8,6 +8,7 @@ mod deliver;
 pub use body::size_text;
 mod live;
 mod mail;
+mod replay;
 mod serve;
 mod store;
 
@@ -346,6 +347,14 @@ impl Fifo {
                     200,
                     &serde_json::json!({ "name": name, "entries": entries }),
                 )?)
+            }
+            FifoOp::Replay { request_id, .. } => {
+                visible()?;
+                self.replay(&store, &name, &request_id).await
+            }
+            FifoOp::ReplayFailed { since, .. } => {
+                visible()?;
+                self.replay_failed(&store, &name, since).await
             }
             FifoOp::Fault { .. } if super::faults_allowed(&self.env) => {
                 panic!("fault injected into FIFO {name}")
