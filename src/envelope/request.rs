@@ -18,6 +18,8 @@ pub enum Source {
     Command,
     /// Another FIFO's envelope sent it here (`To: NAME`, `Reply-To: NAME`, `Errors-To: NAME`).
     Fifo,
+    /// The envelope's `Schedule:` ran it (`REQUEST_METHOD=SCHEDULE`, no body).
+    Schedule,
 }
 
 impl Source {
@@ -27,6 +29,7 @@ impl Source {
             Source::Email => "email",
             Source::Command => "command",
             Source::Fifo => "fifo",
+            Source::Schedule => "schedule",
         }
     }
 
@@ -35,6 +38,7 @@ impl Source {
             "email" => Source::Email,
             "command" => Source::Command,
             "fifo" => Source::Fifo,
+            "schedule" => Source::Schedule,
             _ => Source::Http,
         }
     }

@@ -82,6 +82,7 @@ async function save() {
   if (ok) {
     view.dispatch(setDiagnostics(view.state, []));
     say(status, "saved", "ok");
+    loadFifo(false); // its next scheduled run
     return;
   }
   const message = (data && data.error) || `${code}`;
@@ -129,6 +130,14 @@ async function loadFifo(first) {
   }
   if (first) makeEditor(data.envelope);
   showVars(data.vars);
+  showNextRun(data.next_run);
+}
+
+// When the envelope's `Schedule:` runs next (none without one).
+function showNextRun(at) {
+  const p = $("next-run");
+  p.hidden = at == null;
+  if (at != null) p.textContent = `Next scheduled run: ${new Date(at).toISOString().replace(".000Z", "Z")} (${new Date(at).toLocaleString()})`;
 }
 
 // --- Try it --------------------------------------------------------------------------
@@ -319,6 +328,7 @@ const live = connectLive(fifo, {
   newestId,
   onEntries: (list, more) => {
     for (const e of list) entries.set(e.id, e);
+    if (list.some((e) => e.method === "SCHEDULE")) loadFifo(false);
     const oldest = [...entries.keys()].sort((a, b) => a - b);
     for (const id of oldest.slice(0, Math.max(0, entries.size - KEPT_ENTRIES))) entries.delete(id);
     // Missed more than one catch-up holds: the page shows the newest, and says so.

@@ -155,6 +155,7 @@ impl Fifo {
         let Some(row) = store.fifo()? else {
             return Ok(());
         };
+        self.run_schedule(&store, &row)?;
         for (request_id, meta, body) in store.waiting_requests(BATCH)? {
             let mut incoming: Incoming = match serde_json::from_str(&meta) {
                 Ok(i) => i,
@@ -195,8 +196,12 @@ impl Fifo {
     /// Sets the alarm for the next due work, if there is any.
     pub(super) async fn schedule(&self, store: &Store) -> worker::Result<()> {
         if let Some(at) = store.next_due()? {
-            let wait = (at - now_ms()).max(0);
-            self.state.storage().set_alarm(wait).await?;
+            // At that instant (not after a wait): a schedule's alarm is on its minute.
+            let at = js_sys::Date::new(&(at.max(now_ms()) as f64).into());
+            self.state
+                .storage()
+                .set_alarm(worker::ScheduledTime::new(at))
+                .await?;
         }
         Ok(())
     }

@@ -133,7 +133,7 @@ impl Fifo {
         store: &Store,
         incoming: &Incoming,
         note: String,
-    ) -> Result<(), Failure> {
+    ) -> worker::Result<()> {
         let now = now_ms();
         store.put_request(
             &incoming.request_id,

@@ -924,7 +924,8 @@ impl Store {
         Ok(())
     }
 
-    /// When the next pending delivery is due, if any is, or a Request waits.
+    /// When the next pending delivery is due, if any is, or a Request waits, or the
+    /// schedule runs next: when the alarm is for.
     pub fn next_due(&self) -> worker::Result<Option<i64>> {
         #[derive(Deserialize)]
         struct Next {
@@ -943,10 +944,7 @@ impl Store {
             )?
             .one::<Next>()?
             .at;
-        Ok(match (waiting, due) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        })
+        Ok([waiting, due, self.next_run()?].into_iter().flatten().min())
     }
 
     /// Sets the log entry's delivery summary and error, and what a run of its envelope
