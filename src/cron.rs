@@ -180,19 +180,23 @@ impl Schedule {
     /// `None` when there is none within eight years.
     pub fn next_after(&self, after: i64) -> Option<i64> {
         let first = after.div_euclid(MINUTE_MS) + 1; // the next whole minute
-        let mut day = first.div_euclid(DAY_MINUTES);
-        let mut from = first.rem_euclid(DAY_MINUTES);
-        for _ in 0..HORIZON_DAYS {
-            if self.runs_on(day) {
-                for minute_of_day in from..DAY_MINUTES {
-                    let (h, m) = (minute_of_day / 60, minute_of_day % 60);
-                    if self.hours & (1 << h) != 0 && self.minutes & (1 << m) != 0 {
-                        return Some((day * DAY_MINUTES + minute_of_day) * MINUTE_MS);
-                    }
+        let start = first.div_euclid(DAY_MINUTES);
+        for day in start..start + HORIZON_DAYS {
+            if !self.runs_on(day) {
+                continue;
+            }
+            // The first day starts at the next whole minute, the others at midnight.
+            let from = if day == start {
+                first.rem_euclid(DAY_MINUTES)
+            } else {
+                0
+            };
+            for minute_of_day in from..DAY_MINUTES {
+                let (h, m) = (minute_of_day / 60, minute_of_day % 60);
+                if self.hours & (1 << h) != 0 && self.minutes & (1 << m) != 0 {
+                    return Some((day * DAY_MINUTES + minute_of_day) * MINUTE_MS);
                 }
             }
-            day += 1;
-            from = 0;
         }
         None
     }
