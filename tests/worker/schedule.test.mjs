@@ -1,9 +1,11 @@
 // `Schedule: CRON`: a bad schedule is refused at its line and column; a saved one keeps
 // its next run, and the object's alarm is set to that instant; `* * * * *` runs the
-// envelope within the minute, as a Request of its own (REQUEST_METHOD=SCHEDULE, no body).
+// envelope within the minute, as a Request of its own (REQUEST_METHOD=SCHEDULE, no body);
+// runs missed while workerd was down run once, late, noted in the log. The two waits on the
+// clock run side by side.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { api, getLog, putFifo, startServer, startWorker, until } from "./harness.mjs";
+import { after, before, describe, test } from "node:test";
+import { api, getLog, putFifo, startServer, startWorker, tempDir, until } from "./harness.mjs";
 
 let worker;
 before(async () => (worker = await startWorker({ vars: { MKFIFO_STATS: "1" } })));
@@ -54,6 +56,10 @@ test("a saved schedule keeps its next run, and the alarm is set to it", async ()
   assert.equal((await fifo("sched-five")).next_run, null);
 });
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+const iso = (ms) => new Date(ms).toISOString().replace(".000Z", "Z");
+
+describe("on the clock", { concurrency: true }, () => {
 test("'* * * * *' runs the envelope within the minute, as a Request of its own", { timeout: 150_000 }, async () => {
   const dest = await startServer((req, res) => {
     res.writeHead(200);
@@ -90,4 +96,41 @@ test("'* * * * *' runs the envelope within the minute, as a Request of its own",
   } finally {
     await dest.close();
   }
+});
+
+test("runs missed while workerd was down run once, late, and the log says so", { timeout: 240_000 }, async () => {
+  const dest = await startServer((req, res) => {
+    res.writeHead(200);
+    res.end("ok");
+  });
+  const persist = tempDir();
+  let late = await startWorker({ persist });
+  try {
+    // Saved well before a minute ends, so that workerd is down before the run is due.
+    const intoMinute = Date.now() % MINUTE;
+    if (intoMinute > 45_000) await sleep(MINUTE - intoMinute + 500);
+    await putFifo(late.base, "sched-late", `Schedule: * * * * *\nTo: ${dest.url}/late\n\necho late\n`);
+    const due = (await (await api(late.base, "GET", "fifos/sched-late")).json()).next_run;
+    await late.stop();
+    assert.ok(Date.now() < due, "stopped before the run was due");
+    // Down through the run that was due and the one after it.
+    await sleep(due + MINUTE + 2_000 - Date.now());
+    late = await startWorker({ persist });
+    await until(() => dest.requests.length > 0, "the late run", 60_000);
+    const log = await until(async () => {
+      const l = await getLog(late.base, "sched-late");
+      return l.length && l[0].delivery === "delivered" && l;
+    }, "the late run to be logged as delivered");
+    assert.equal(log.length, 1, "two missed runs ran as one");
+    assert.equal(dest.requests.length, 1);
+    const [entry] = log;
+    assert.equal(entry.method, "SCHEDULE");
+    assert.match(entry.note, new RegExp(`^a late run: due at ${iso(due)}, run \\d+ s later; 1 run\\(s\\) missed meanwhile ran as this one$`));
+    const fifo = await (await api(late.base, "GET", "fifos/sched-late")).json();
+    assert.equal(fifo.next_run, (Math.floor(entry.at / MINUTE) + 1) * MINUTE);
+  } finally {
+    await late.stop();
+    await dest.close();
+  }
+});
 });

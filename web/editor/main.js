@@ -297,7 +297,7 @@ async function openEntry(requestId) {
     const attempts = d.attempts.map((a) => `${time(a.at)}: ${a.status ?? a.error} (${a.duration_ms} ms)`).join("; ");
     parts.push(el("p", {}, `${d.purpose} to ${JSON.stringify(d.destination)}: ${d.state}`, attempts ? ` · ${attempts}` : ""));
   }
-  if (e.source === "http" || e.source === "fifo") {
+  if (["http", "fifo", "schedule"].includes(e.source)) {
     // Sent again as it was (its whole body, while the FIFO keeps it) through the envelope
     // as it is now, from the queue: the replay's own entry opens.
     const replay = el("button", { type: "button", class: "replay" }, "Replay");

@@ -75,12 +75,16 @@ impl Fifo {
             .log_entry(request_id)?
             .ok_or_else(|| Failure::new(404, format!("no Request {request_id} in the log")))?;
         let source = Source::parse(&original.source);
-        if original.source != source.as_str() || !matches!(source, Source::Http | Source::Fifo) {
+        // Mail is read again from its raw message and a command's arguments are not
+        // logged: neither is replayed.
+        if original.source != source.as_str()
+            || !matches!(source, Source::Http | Source::Fifo | Source::Schedule)
+        {
             return Err(Failure::new(
                 422,
                 format!(
-                    "Request {request_id} came by {}: only Requests that came by HTTP or from \
-                     another FIFO are replayed",
+                    "Request {request_id} came by {}: only Requests that came by HTTP, from \
+                     another FIFO or by the schedule are replayed",
                     original.source
                 ),
             ));
