@@ -20,6 +20,7 @@ pub mod budget;
 pub mod builtins;
 pub mod calendar;
 pub mod conditional;
+pub mod cron;
 pub mod envelope;
 pub mod error;
 pub mod gate;

@@ -125,6 +125,18 @@ pub enum FifoOp {
         name: String,
         request_id: String,
     },
+    /// Send a logged Request again through the current envelope, as a new Request that
+    /// says which one it replays (see `worker::fifo::replay`).
+    Replay {
+        name: String,
+        request_id: String,
+    },
+    /// Replay every failed Request logged at or after `since` (ms since the epoch) that
+    /// was not replayed yet.
+    ReplayFailed {
+        name: String,
+        since: i64,
+    },
     /// Open the editor's WebSocket (the request is an upgrade): see `crate::live`.
     Live {
         name: String,
@@ -158,6 +170,8 @@ impl FifoOp {
             | FifoOp::VarDelete { name, .. }
             | FifoOp::Log { name, .. }
             | FifoOp::LogEntry { name, .. }
+            | FifoOp::Replay { name, .. }
+            | FifoOp::ReplayFailed { name, .. }
             | FifoOp::Live { name }
             | FifoOp::Stats { name }
             | FifoOp::PassthroughFailed { name, .. }

@@ -18,6 +18,8 @@
 //! | `/_/api/fifos/NAME/vars/KEY` | PUT, DELETE | a variable |
 //! | `/_/api/fifos/NAME/log` | GET | the Request log (`limit`, `before`, `bodies`) |
 //! | `/_/api/fifos/NAME/log/ID` | GET | one Request with its deliveries |
+//! | `/_/api/fifos/NAME/log/ID/replay` | POST | send a logged Request again |
+//! | `/_/api/fifos/NAME/replay` | POST | replay the failed Requests (`failed_since`) |
 //! | `/_/api/fifos/NAME/live` | GET | the editor's WebSocket (`crate::live`) |
 //! | `/_/api/tokens` | GET, POST | the account's API tokens; make one |
 //! | `/_/api/tokens/ID` | DELETE | revoke a token |
@@ -175,6 +177,14 @@ fn api_route(method: &str, segments: &[&str], query: &str) -> Result<Api, Option
             name: name(n)?,
             request_id: id.to_string(),
         }),
+        (["fifos", n, "log", id, "replay"], "POST") => Api::Fifo(FifoOp::Replay {
+            name: name(n)?,
+            request_id: id.to_string(),
+        }),
+        (["fifos", n, "replay"], "POST") => Api::Fifo(FifoOp::ReplayFailed {
+            name: name(n)?,
+            since: failed_since(query).map_err(Some)?,
+        }),
         (["fifos", n, "live"], "GET") => Api::Fifo(FifoOp::Live { name: name(n)? }),
         (["tokens"], "GET") => Api::Tokens,
         (["tokens"], "POST") => Api::CreateToken,
@@ -190,6 +200,8 @@ fn api_route(method: &str, segments: &[&str], query: &str) -> Result<Api, Option
             | ["fifos", _, "vars", _]
             | ["fifos", _, "log"]
             | ["fifos", _, "log", _]
+            | ["fifos", _, "log", _, "replay"]
+            | ["fifos", _, "replay"]
             | ["fifos", _, "live"]
             | ["tokens"]
             | ["tokens", _],
@@ -247,6 +259,27 @@ fn log_query(query: &str) -> Result<(Option<i64>, Option<i64>, bool), NoRoute> {
         }
     }
     Ok((limit, before, bodies))
+}
+
+/// `failed_since=MS` of a bulk replay: the earliest time, in ms since the epoch (as the
+/// log's `at`).
+fn failed_since(query: &str) -> Result<i64, NoRoute> {
+    let value = parse_query(query)
+        .into_iter()
+        .find(|(key, _)| key == "failed_since")
+        .map(|(_, value)| value)
+        .ok_or_else(|| {
+            NoRoute::new(
+                400,
+                "say since when: failed_since=MS (milliseconds since 1970, as the log's `at`)",
+            )
+        })?;
+    value.parse::<i64>().map_err(|_| {
+        NoRoute::new(
+            400,
+            format!("failed_since={value}: milliseconds since 1970 are needed"),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -363,6 +396,39 @@ mod tests {
             FifoOp::Live { name: "a".into() }
         );
         assert_eq!(status("POST", "/_/api/fifos/a/live"), 405);
+        assert_eq!(
+            fifo("POST", "/_/api/fifos/a/log/r1/replay"),
+            FifoOp::Replay {
+                name: "a".into(),
+                request_id: "r1".into()
+            }
+        );
+        assert_eq!(status("GET", "/_/api/fifos/a/log/r1/replay"), 405);
+        assert_eq!(
+            route(
+                "POST",
+                "/_/api/fifos/a/replay",
+                "failed_since=1700000000000"
+            )
+            .unwrap(),
+            Route::Api(Api::Fifo(FifoOp::ReplayFailed {
+                name: "a".into(),
+                since: 1_700_000_000_000
+            }))
+        );
+        assert_eq!(
+            route("POST", "/_/api/fifos/a/replay", "")
+                .unwrap_err()
+                .status,
+            400
+        );
+        assert_eq!(
+            route("POST", "/_/api/fifos/a/replay", "failed_since=yesterday")
+                .unwrap_err()
+                .status,
+            400
+        );
+        assert_eq!(status("GET", "/_/api/fifos/a/replay"), 405);
         assert_eq!(ok("GET", "/_/api/fifos"), Route::Api(Api::ListFifos));
         assert_eq!(ok("GET", "/_/api/tokens"), Route::Api(Api::Tokens));
         assert_eq!(ok("POST", "/_/api/tokens"), Route::Api(Api::CreateToken));

@@ -141,6 +141,7 @@ pub fn editor(name: &str) -> String {
          <p><label>Body<br><textarea name=\"body\" rows=\"4\"></textarea></label></p></form>\n\
          <div id=\"try-answer\" hidden></div></section>\n\
          <section id=\"log\"><h2>Requests</h2>\n\
+         <p id=\"next-run\" hidden></p>\n\
          <table><thead><tr><th>time</th><th>method</th><th>path</th><th>status</th>\
          <th>ms</th><th>bytes</th></tr></thead><tbody id=\"log-list\"></tbody></table>\n\
          <p id=\"log-gap\" hidden>Some older Requests were missed while away: \

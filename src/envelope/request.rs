@@ -18,6 +18,8 @@ pub enum Source {
     Command,
     /// Another FIFO's envelope sent it here (`To: NAME`, `Reply-To: NAME`, `Errors-To: NAME`).
     Fifo,
+    /// The envelope's `Schedule:` ran it (`REQUEST_METHOD=SCHEDULE`, no body).
+    Schedule,
 }
 
 impl Source {
@@ -27,6 +29,7 @@ impl Source {
             Source::Email => "email",
             Source::Command => "command",
             Source::Fifo => "fifo",
+            Source::Schedule => "schedule",
         }
     }
 
@@ -35,6 +38,7 @@ impl Source {
             "email" => Source::Email,
             "command" => Source::Command,
             "fifo" => Source::Fifo,
+            "schedule" => Source::Schedule,
             _ => Source::Http,
         }
     }
@@ -68,6 +72,9 @@ pub struct Incoming {
     /// For mail: the message as read (from `body`, the raw message), once it has been.
     #[serde(skip)]
     pub mail: Option<Rc<Mail>>,
+    /// The id of the logged Request this one sends again (`REPLAY_OF`), if it is a replay.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub replay_of: String,
 }
 
 impl Incoming {
@@ -137,6 +144,9 @@ impl Incoming {
         set("REQUEST_ID", &self.request_id);
         set("FIFO_NAME", &self.fifo);
         set("REQUEST_SOURCE", self.source.as_str());
+        if !self.replay_of.is_empty() {
+            set("REPLAY_OF", &self.replay_of);
+        }
         if self.source == Source::Email {
             set("FROM", &self.mail_from);
             set("TO", &self.mail_to);

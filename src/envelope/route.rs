@@ -137,7 +137,14 @@ pub fn is_hop_by_hop(name: &str) -> bool {
 
 /// Headers of the envelope that steer mkfifo instead of going out with the request.
 pub fn is_routing(name: &str) -> bool {
-    const ROUTING: &[&str] = &["errors-to", "method", "reply-to", "status", "to"];
+    const ROUTING: &[&str] = &[
+        "errors-to",
+        "method",
+        "reply-to",
+        "schedule",
+        "status",
+        "to",
+    ];
     let lower = name.to_ascii_lowercase();
     ROUTING.contains(&lower.as_str())
 }

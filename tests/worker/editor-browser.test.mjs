@@ -2,7 +2,8 @@
 // sign in by the mailed link, make a FIFO on the home page, edit and save its envelope
 // with Ctrl-S, see a refused envelope marked at its line, set a variable, try the FIFO,
 // watch Requests sent with curl appear in the live log, also after the socket drops, open
-// one (with its script's stderr), resend one whose body is not text, and sign in again
+// one (with its script's stderr), resend one whose body is not text, replay it, see a
+// schedule's next run, and sign in again
 // from the editor's page and land back on it.
 // Screenshots go to target/editor/ for a person to look at (also one at a phone's width).
 import assert from "node:assert/strict";
@@ -84,6 +85,17 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
   await page.keyboard.press("ControlOrMeta+S");
   await page.locator("#save-status.ok").waitFor();
 
+  // A schedule: once saved, its next run is shown; without one, none is.
+  await typeEnvelope(page, `Schedule: @daily\n${envelope}`);
+  await page.keyboard.press("ControlOrMeta+S");
+  await page.locator("#save-status.ok").waitFor();
+  const midnight = new Date((Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000).toISOString().replace(".000Z", "Z");
+  await page.locator("#next-run", { hasText: `Next scheduled run: ${midnight}` }).waitFor();
+  await typeEnvelope(page, envelope);
+  await page.keyboard.press("ControlOrMeta+S");
+  await page.locator("#save-status.ok").waitFor();
+  await page.locator("#next-run").waitFor({ state: "hidden" });
+
   // A variable: its name and length are shown, never its value.
   await page.fill('#var-form input[name="name"]', "GREETING");
   await page.fill('#var-form input[name="value"]', "hello");
@@ -151,6 +163,14 @@ test("sign in, make a FIFO, edit it, try it, watch its log live", async () => {
     ["/lin-shout/binary", 8, bytes.toString("base64")],
     ["/lin-shout/binary", 8, bytes.toString("base64")],
   ]);
+  // Replayed from the page: a new Request, run from the queue, whose entry names the one
+  // it replays.
+  await page.click("#log-entry button.replay");
+  await page.locator("#log-entry p.replay-of").waitFor();
+  await page.locator("#log-list tr", { hasText: "/lin-shout/binary" }).nth(2).waitFor();
+  const replayed = await page.evaluate(async () => (await (await fetch("/_/api/fifos/lin-shout/log?limit=1&bodies=1")).json()).entries[0]);
+  assert.equal(replayed.body_base64, bytes.toString("base64"));
+  assert.equal(await page.textContent("#log-entry p.replay-of button"), both[1].request_id, "the entry that was open");
   await page.click("#log-entry button:has-text('Close')");
 
   await page.screenshot({ path: path.join(SHOTS, "editor.png"), fullPage: true });

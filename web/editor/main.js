@@ -82,6 +82,7 @@ async function save() {
   if (ok) {
     view.dispatch(setDiagnostics(view.state, []));
     say(status, "saved", "ok");
+    loadFifo(false); // its next scheduled run
     return;
   }
   const message = (data && data.error) || `${code}`;
@@ -129,6 +130,14 @@ async function loadFifo(first) {
   }
   if (first) makeEditor(data.envelope);
   showVars(data.vars);
+  showNextRun(data.next_run);
+}
+
+// When the envelope's `Schedule:` runs next (none without one).
+function showNextRun(at) {
+  const p = $("next-run");
+  p.hidden = at == null;
+  if (at != null) p.textContent = `Next scheduled run: ${new Date(at).toISOString().replace(".000Z", "Z")} (${new Date(at).toLocaleString()})`;
 }
 
 // --- Try it --------------------------------------------------------------------------
@@ -268,6 +277,12 @@ async function openEntry(requestId) {
   const target = e.query ? `${e.path}?${e.query}` : e.path;
   const facts = `${e.method} ${target} → ${e.status} in ${e.duration_ms} ms, ${e.steps} steps; delivery: ${e.delivery || "none"}`;
   const parts = [el("h3", {}, `Request ${e.request_id}`), el("p", {}, time(e.at), " · ", facts)];
+  if (e.replay_of) {
+    const original = el("button", { type: "button", class: "link" }, e.replay_of);
+    original.addEventListener("click", () => openEntry(e.replay_of));
+    parts.push(el("p", { class: "replay-of" }, "A replay of ", original));
+  }
+  if (e.note) parts.push(el("p", { class: "note" }, e.note));
   if (e.error) parts.push(el("p", { class: "error" }, e.error));
   parts.push(el("h4", {}, "Headers"), el("pre", { class: "headers" }, (e.headers || []).map(([k, v]) => `${k}: ${v}`).join("\n")));
   parts.push(el("h4", {}, "Body"), el("pre", { class: "body" }, e.body ?? "", e.body_cut ? "\n(cut: the log keeps 64 KiB)" : ""));
@@ -282,8 +297,19 @@ async function openEntry(requestId) {
     const attempts = d.attempts.map((a) => `${time(a.at)}: ${a.status ?? a.error} (${a.duration_ms} ms)`).join("; ");
     parts.push(el("p", {}, `${d.purpose} to ${JSON.stringify(d.destination)}: ${d.state}`, attempts ? ` · ${attempts}` : ""));
   }
+  if (["http", "fifo", "schedule"].includes(e.source)) {
+    // Sent again as it was (its whole body, while the FIFO keeps it) through the envelope
+    // as it is now, from the queue: the replay's own entry opens.
+    const replay = el("button", { type: "button", class: "replay" }, "Replay");
+    replay.addEventListener("click", async () => {
+      const { ok, data } = await call("POST", `/log/${encodeURIComponent(e.request_id)}/replay`);
+      if (ok) openEntry(data.id);
+      else box.append(el("p", { class: "error" }, data.error));
+    });
+    parts.push(replay, " ");
+  }
   if (e.source === "http" && !e.body_cut) {
-    const again = el("button", { type: "button", class: "resend" }, "Resend");
+    const again = el("button", { type: "button", class: "resend" }, "Edit and resend");
     again.addEventListener("click", () => resend(e));
     parts.push(again, " ");
   }
@@ -302,6 +328,7 @@ const live = connectLive(fifo, {
   newestId,
   onEntries: (list, more) => {
     for (const e of list) entries.set(e.id, e);
+    if (list.some((e) => e.method === "SCHEDULE")) loadFifo(false);
     const oldest = [...entries.keys()].sort((a, b) => a - b);
     for (const id of oldest.slice(0, Math.max(0, entries.size - KEPT_ENTRIES))) entries.delete(id);
     // Missed more than one catch-up holds: the page shows the newest, and says so.

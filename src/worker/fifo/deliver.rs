@@ -83,6 +83,10 @@ pub(super) struct Stored {
     /// When the Request came by mail: the message's thread, for mail sent in answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread: Option<Thread>,
+    /// When the Request is a replay: the id of the Request it replays, which each of its
+    /// requests to a URL or a FIFO says in `Replay-Of:`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub replay_of: String,
 }
 
 impl Stored {
@@ -93,6 +97,7 @@ impl Stored {
             hops: req.hops + 1,
             fifo: req.fifo.clone(),
             thread: thread_of(req),
+            replay_of: req.replay_of.clone(),
         }
     }
 }
@@ -150,6 +155,7 @@ impl Fifo {
         let Some(row) = store.fifo()? else {
             return Ok(());
         };
+        self.run_schedule(&store, &row)?;
         for (request_id, meta, body) in store.waiting_requests(BATCH)? {
             let mut incoming: Incoming = match serde_json::from_str(&meta) {
                 Ok(i) => i,
@@ -190,8 +196,12 @@ impl Fifo {
     /// Sets the alarm for the next due work, if there is any.
     pub(super) async fn schedule(&self, store: &Store) -> worker::Result<()> {
         if let Some(at) = store.next_due()? {
-            let wait = (at - now_ms()).max(0);
-            self.state.storage().set_alarm(wait).await?;
+            // At that instant (not after a wait): a schedule's alarm is on its minute.
+            let at = js_sys::Date::new(&(at.max(now_ms()) as f64).into());
+            self.state
+                .storage()
+                .set_alarm(worker::ScheduledTime::new(at))
+                .await?;
         }
         Ok(())
     }
@@ -384,6 +394,7 @@ impl Fifo {
             hops: stored.hops + 1,
             fifo: stored.fifo.clone(),
             thread: stored.thread.clone(),
+            replay_of: stored.replay_of.clone(),
         };
         add_all(
             store,
@@ -492,6 +503,9 @@ async fn send(env: &Env, d: &Delivery, dest: &Destination, stored: &Stored, key:
         Destination::Url(url) => {
             let mut headers = stored.outgoing.headers.clone();
             headers.push(("Idempotency-Key".into(), key.to_string()));
+            if !stored.replay_of.is_empty() {
+                headers.push(("Replay-Of".into(), stored.replay_of.clone()));
+            }
             match fetch(url, &stored.outgoing.method, &headers, body).await {
                 Ok(a) => Attempt::Answered(a),
                 Err(e) => Attempt::Failed(format!("{url}: {e}"), true),
@@ -568,6 +582,9 @@ async fn to_fifo(
     headers.set(protocol::REQUEST_ID, &new_request_id())?;
     headers.set(protocol::SOURCE, Source::Fifo.as_str())?;
     headers.set("Idempotency-Key", key)?;
+    if !stored.replay_of.is_empty() {
+        headers.set("Replay-Of", &stored.replay_of)?;
+    }
     let mut init = RequestInit::new();
     init.with_method(Method::from(stored.outgoing.method.clone()))
         .with_headers(headers);

@@ -8,6 +8,8 @@ mod deliver;
 pub use body::size_text;
 mod live;
 mod mail;
+mod replay;
+mod schedule;
 mod serve;
 mod store;
 
@@ -182,10 +184,13 @@ impl Fifo {
                 let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
                 let checked = envelope::compile(&text, &mut shell);
                 self.shell.borrow_mut().replace(shell);
-                if let Err(e) = checked {
-                    return Ok(refused_envelope(&e)?);
-                }
+                let compiled = match checked {
+                    Ok(compiled) => compiled,
+                    Err(e) => return Ok(refused_envelope(&e)?),
+                };
                 let created = store.put_fifo(&name, &text, by.owner(), now)?;
+                self.plan_schedule(&store, compiled.schedule.as_ref(), now)?;
+                self.schedule(&store).await?;
                 let status = if created { 201 } else { 200 };
                 Ok(json(
                     status,
@@ -204,6 +209,7 @@ impl Fifo {
                         "created_at": row.created_at,
                         "updated_at": row.updated_at,
                         "log_entries": store.log_len()?,
+                        "next_run": store.next_run()?,
                     }),
                 )?)
             }
@@ -319,6 +325,7 @@ impl Fifo {
                         "script_cache": scripts,
                         "template_cache": templates,
                         "websockets": self.state.get_websockets().len(),
+                        "alarm_at": self.state.storage().get_alarm().await?,
                     }),
                 )?)
             }
@@ -344,8 +351,20 @@ impl Fifo {
                 let entries = store.log_entries(limit, before, bodies)?;
                 Ok(json(
                     200,
-                    &serde_json::json!({ "name": name, "entries": entries }),
+                    &serde_json::json!({
+                        "name": name,
+                        "entries": entries,
+                        "next_run": store.next_run()?,
+                    }),
                 )?)
+            }
+            FifoOp::Replay { request_id, .. } => {
+                visible()?;
+                self.replay(&store, &name, &request_id).await
+            }
+            FifoOp::ReplayFailed { since, .. } => {
+                visible()?;
+                self.replay_failed(&store, &name, since).await
             }
             FifoOp::Fault { .. } if super::faults_allowed(&self.env) => {
                 panic!("fault injected into FIFO {name}")

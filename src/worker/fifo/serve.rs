@@ -478,6 +478,7 @@ fn incoming(req: &Request, name: &str, body: Vec<u8>) -> Result<Incoming, Failur
         mail_from: internal(protocol::MAIL_FROM),
         mail_to: internal(protocol::MAIL_TO),
         mail: None,
+        replay_of: String::new(),
     })
 }
 

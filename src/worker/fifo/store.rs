@@ -89,6 +89,18 @@ const MIGRATIONS: &[&str] = &[
     // 6: what the script wrote to stderr (its beginning) and how much it wrote.
     "ALTER TABLE log ADD COLUMN stderr BLOB NOT NULL DEFAULT x'';
     ALTER TABLE log ADD COLUMN stderr_bytes INTEGER NOT NULL DEFAULT 0;",
+    // 7: replays (the Request a Request sends again, and the whole bodies to send again
+    // that are longer than the log keeps), a note on a Request (a late scheduled run), and
+    // when the envelope's `Schedule:` runs next.
+    "ALTER TABLE log ADD COLUMN replay_of TEXT NOT NULL DEFAULT '';
+    ALTER TABLE log ADD COLUMN note TEXT NOT NULL DEFAULT '';
+    CREATE INDEX log_replay_of ON log (replay_of);
+    CREATE TABLE bodies (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id TEXT NOT NULL UNIQUE,
+        body BLOB NOT NULL
+    );
+    ALTER TABLE fifo ADD COLUMN next_run INTEGER;",
 ];
 
 /// How many Requests the log keeps; the oldest are dropped first.
@@ -96,6 +108,12 @@ pub const LOG_ROWS: i64 = 1000;
 
 /// How much of a Request's body the log keeps; the rest is marked as cut.
 pub const LOG_BODY_BYTES: usize = 64 * 1024;
+
+/// Whole bodies longer than [`LOG_BODY_BYTES`] (and held whole, so at most
+/// `MAX_STORED_BODY`) are kept apart to be replayed: those of the newest
+/// [`KEPT_BODIES`] such Requests, and no more than [`KEPT_BODY_BYTES`] of them in all.
+pub const KEPT_BODIES: i64 = 100;
+pub const KEPT_BODY_BYTES: i64 = 32 * 1024 * 1024;
 
 /// How much of what a script wrote to stderr the log keeps.
 pub const LOG_STDERR_BYTES: usize = 16 * 1024;
@@ -127,7 +145,7 @@ pub enum LogChange<'a> {
 }
 
 /// Request headers whose values the log never keeps: a caller's credentials.
-const UNKEPT_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
+pub(super) const UNKEPT_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
 
 /// The most of a Request's headers that the log keeps.
 const LOG_HEADER_BYTES: usize = 16 * 1024;
@@ -237,6 +255,10 @@ pub struct LogEntry {
     /// it wrote in all.
     pub stderr: Vec<u8>,
     pub stderr_bytes: usize,
+    /// The Request this one replays (its id), if it is a replay.
+    pub replay_of: String,
+    /// Something to know about the Request (a scheduled run that came late).
+    pub note: String,
 }
 
 /// What running a Request's envelope spent and what its script wrote to stderr: what its
@@ -290,6 +312,11 @@ pub struct LogRow {
     /// wrote in all.
     pub stderr: String,
     pub stderr_bytes: i64,
+    /// The Request this one replays, if it is a replay.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub replay_of: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
     /// The body as text (invalid UTF-8 replaced), when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
@@ -450,8 +477,8 @@ impl Store {
             .exec(
                 "INSERT INTO log (request_id, at, source, method, path, status, request_bytes,
                     response_bytes, duration_ms, outcome, body, body_cut, steps, delivery, error,
-                    mail_from, subject, headers, query, stderr, stderr_bytes)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    mail_from, subject, headers, query, stderr, stderr_bytes, replay_of, note)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 vec![
                     entry.request_id.as_str().into(),
                     entry.at.into(),
@@ -464,7 +491,8 @@ impl Store {
                     entry.duration_ms.into(),
                     entry.outcome.as_str().into(),
                     body.to_vec().into(),
-                    cut.into(),
+                    // As a number: a bound boolean does not read back as true.
+                    i64::from(cut).into(),
                     (entry.steps as i64).into(),
                     entry.delivery.as_str().into(),
                     entry.error.as_str().into(),
@@ -474,10 +502,15 @@ impl Store {
                     entry.query.as_str().into(),
                     entry.stderr.clone().into(),
                     (entry.stderr_bytes as i64).into(),
+                    entry.replay_of.as_str().into(),
+                    entry.note.as_str().into(),
                 ],
             )?
             .one::<Id>()?
             .id;
+        if cut && entry.body.len() >= entry.request_bytes {
+            self.keep_body(&entry.request_id, &entry.body)?;
+        }
         self.sql.exec(
             "DELETE FROM log WHERE id <= ?",
             vec![(id - LOG_ROWS).into()],
@@ -550,7 +583,7 @@ impl Store {
         let query = format!(
             "SELECT id, request_id, at, source, method, path, status, request_bytes, response_bytes,
                 duration_ms, outcome, {body}, body_cut, steps, delivery, error, mail_from, subject,
-                {headers}, {query}, substr(stderr, 1, {stderr_kept}), stderr_bytes
+                {headers}, {query}, substr(stderr, 1, {stderr_kept}), stderr_bytes, replay_of, note
              FROM log WHERE {filter} ORDER BY id {order} LIMIT ?"
         );
         let mut rows = Vec::new();
@@ -596,9 +629,98 @@ impl Store {
                 query: with_bodies.then(|| text(19)),
                 stderr: text(20),
                 stderr_bytes: int(21),
+                replay_of: text(22),
+                note: text(23),
             });
         }
         Ok(rows)
+    }
+
+    /// Keeps a whole body longer than the log keeps, for replays, and drops the oldest
+    /// beyond [`KEPT_BODIES`] and [`KEPT_BODY_BYTES`].
+    fn keep_body(&self, request_id: &str, body: &[u8]) -> worker::Result<()> {
+        if body.len() > super::MAX_STORED_BODY {
+            return Ok(());
+        }
+        self.sql.exec(
+            "INSERT OR REPLACE INTO bodies (request_id, body) VALUES (?, ?)",
+            vec![request_id.into(), body.to_vec().into()],
+        )?;
+        self.sql.exec(
+            "DELETE FROM bodies WHERE id IN (SELECT id FROM (SELECT id,
+                row_number() OVER (ORDER BY id DESC) AS n,
+                sum(length(body)) OVER (ORDER BY id DESC) AS total FROM bodies)
+             WHERE n > ? OR total > ?)",
+            vec![KEPT_BODIES.into(), KEPT_BODY_BYTES.into()],
+        )?;
+        Ok(())
+    }
+
+    /// The whole body of a logged Request, when it is still kept: from the log when the
+    /// log holds all of it, else from the bodies kept apart.
+    pub fn whole_body(&self, request_id: &str) -> worker::Result<Option<Vec<u8>>> {
+        let logged = self.sql.exec(
+            "SELECT body, body_cut FROM log WHERE request_id = ? ORDER BY id DESC LIMIT 1",
+            vec![request_id.into()],
+        )?;
+        let Some(row) = logged.raw().next().transpose()? else {
+            return Ok(None);
+        };
+        let cut = match row.get(1) {
+            Some(SqlStorageValue::Integer(n)) => *n != 0,
+            Some(SqlStorageValue::Float(f)) => *f != 0.0,
+            Some(SqlStorageValue::Boolean(b)) => *b,
+            _ => false,
+        };
+        if !cut {
+            return Ok(Some(row.first().map(value_bytes).unwrap_or_default()));
+        }
+        let kept = self.sql.exec(
+            "SELECT body FROM bodies WHERE request_id = ?",
+            vec![request_id.into()],
+        )?;
+        Ok(match kept.raw().next().transpose()? {
+            Some(row) => row.first().map(value_bytes),
+            None => None,
+        })
+    }
+
+    /// The Requests that failed (their run or a delivery) at or after `since`, oldest
+    /// first, that no other Request replays yet.
+    pub fn failed_unreplayed(&self, since: i64, limit: i64) -> worker::Result<Vec<String>> {
+        let cursor = self.sql.exec(
+            "SELECT request_id FROM log
+             WHERE at >= ? AND (outcome = 'failed' OR delivery = 'failed')
+                AND request_id NOT IN (SELECT replay_of FROM log WHERE replay_of != '')
+             ORDER BY id LIMIT ?",
+            vec![since.into(), limit.into()],
+        )?;
+        let mut out = Vec::new();
+        for row in cursor.raw() {
+            if let Some(v) = row?.first() {
+                out.push(String::from_utf8_lossy(&value_bytes(v)).into_owned());
+            }
+        }
+        Ok(out)
+    }
+
+    /// When the envelope's `Schedule:` runs next (ms since the epoch), if it has one.
+    pub fn next_run(&self) -> worker::Result<Option<i64>> {
+        #[derive(Deserialize)]
+        struct At {
+            next_run: Option<i64>,
+        }
+        let rows: Vec<At> = self
+            .sql
+            .exec("SELECT next_run FROM fifo WHERE id = 1", None)?
+            .to_array()?;
+        Ok(rows.into_iter().next().and_then(|r| r.next_run))
+    }
+
+    pub fn set_next_run(&self, at: Option<i64>) -> worker::Result<()> {
+        self.sql
+            .exec("UPDATE fifo SET next_run = ? WHERE id = 1", vec![at.into()])?;
+        Ok(())
     }
 
     pub fn log_len(&self) -> worker::Result<i64> {
@@ -802,7 +924,8 @@ impl Store {
         Ok(())
     }
 
-    /// When the next pending delivery is due, if any is, or a Request waits.
+    /// When the next pending delivery is due, if any is, or a Request waits, or the
+    /// schedule runs next: when the alarm is for.
     pub fn next_due(&self) -> worker::Result<Option<i64>> {
         #[derive(Deserialize)]
         struct Next {
@@ -821,10 +944,7 @@ impl Store {
             )?
             .one::<Next>()?
             .at;
-        Ok(match (waiting, due) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        })
+        Ok([waiting, due, self.next_run()?].into_iter().flatten().min())
     }
 
     /// Sets the log entry's delivery summary and error, and what a run of its envelope
@@ -940,6 +1060,10 @@ impl Store {
         )?;
         self.sql.exec(
             "DELETE FROM deliveries WHERE state != 'pending' AND request_id NOT IN (SELECT request_id FROM log)",
+            None,
+        )?;
+        self.sql.exec(
+            "DELETE FROM bodies WHERE request_id NOT IN (SELECT request_id FROM log)",
             None,
         )?;
         Ok(())
