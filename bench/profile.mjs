@@ -3,7 +3,7 @@
 // isolate) taken through wrangler's inspector while one client sends a scenario's
 // Requests, summed by function.
 //
-//   node bench/profile.mjs [--scenario echo|script|json|async] [--seconds 5] [--clients 1] [--top 40]
+//   node bench/profile.mjs [--scenario echo|script|json|async] [--seconds 5] [--clients 1] [--top 40] [--floor]
 //   (after scripts/build.sh)
 //
 // Prints the Requests/s of the profiled run, then the functions with the most self time
@@ -11,7 +11,8 @@
 // code lives (the entry module, the wasm module, the runtime).
 import http from "node:http";
 import WebSocket from "ws";
-import { putFifo, startServer, startWorker } from "../tests/worker/harness.mjs";
+import path from "node:path";
+import { ROOT, putFifo, startServer, startWorker } from "../tests/worker/harness.mjs";
 import { request } from "../tests/stress/checks.mjs";
 
 const args = process.argv.slice(2);
@@ -92,7 +93,9 @@ function summarize(profile) {
     total += dt;
     const f = byId.get(id).callFrame;
     const where = f.url ? f.url.replace(/^.*\//, "") : "(runtime)";
-    const key = `${f.functionName || "(anonymous)"}\t${where}`;
+    // An anonymous function is told by its place (the bundle's line, 0-based as given).
+    const name = f.functionName || `(anonymous at ${f.lineNumber}:${f.columnNumber})`;
+    const key = `${name}\t${where}`;
     self.set(key, (self.get(key) || 0) + dt);
   });
   return { self, total };
@@ -105,10 +108,14 @@ const dest = await startServer((req, res) => {
   res.end("ok");
 });
 dest.requests.push = () => 0;
-const worker = await startWorker({ vars: { MKFIFO_STEPS: "100000000" } });
+// --floor: the same for the empty JS object (bench/floor/), which echoes every path.
+const FLOOR = args.includes("--floor");
+const worker = FLOOR
+  ? await startWorker({ config: path.join(ROOT, "bench/floor/wrangler.toml") })
+  : await startWorker({ vars: { MKFIFO_STEPS: "100000000" } });
 try {
   const envelope = typeof scenario.envelope === "function" ? scenario.envelope(dest.url) : scenario.envelope;
-  await putFifo(worker.base, "profiled", envelope);
+  if (!FLOOR) await putFifo(worker.base, "profiled", envelope);
   await drive(worker.base, scenario, CLIENTS, 1); // warm: no figure counts the object's start
   const unprofiled = await drive(worker.base, scenario, CLIENTS, SECONDS);
   const dev = await inspector(worker.inspectorPort);

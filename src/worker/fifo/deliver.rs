@@ -128,8 +128,13 @@ impl Answer {
 }
 
 /// Sends `outgoing` to `url` now, for a caller that waits.
-pub(super) async fn fetch_now(url: &str, outgoing: &Outgoing) -> Result<Answer, String> {
-    fetch(url, &outgoing.method, &outgoing.headers, &outgoing.body)
+pub(super) async fn fetch_now(
+    env: &Env,
+    url: &str,
+    outgoing: &Outgoing,
+) -> Result<Answer, String> {
+    let timeout = send_timeout(env);
+    fetch(url, &outgoing.method, &outgoing.headers, &outgoing.body, timeout)
         .await
         .map_err(|e| format!("{url}: {e}"))
 }
