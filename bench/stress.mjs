@@ -8,8 +8,9 @@
 // JavaScript Durable Object that echoes (bench/floor/, its own `wrangler dev` in the same
 // run): Requests/s, latency percentiles, statuses and errors, and the ratio to the floor.
 // Then the checks of tests/stress/checks.mjs, long: 10,000 random bodies of 0 to 10 MiB
-// answered and delivered (--short: 300 up to 1 MiB), bad input, a slow client, and
-// wrangler dev killed in the middle of deliveries.
+// answered and delivered (--short: 300 up to 1 MiB), bad input, a slow client, fuzzed
+// envelopes, destinations down and hanging, an object's panic and wrangler dev killed in
+// the middle of deliveries.
 import http from "node:http";
 import path from "node:path";
 import { ROOT, TOKEN, putFifo, startServer, startWorker } from "../tests/worker/harness.mjs";
@@ -17,9 +18,12 @@ import {
   KiB,
   MiB,
   badInput,
+  destinationFaults,
   integrityAnswered,
   integrityDelivered,
   killDuringDelivery,
+  malformedEnvelopes,
+  panicDuringDelivery,
   request,
   reservedWords,
   slowClient,
@@ -221,7 +225,7 @@ async function runChecks() {
     out.push(line);
   };
   const max = SHORT ? MiB : 10 * MiB;
-  let worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000" } });
+  let worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000", MKFIFO_SEND_TIMEOUT: "2", MKFIFO_RETRY_SCHEDULE: "1" } });
   try {
     show(`${BODIES} random bodies (0 B to ${max / MiB} MiB, log-uniform) from 64 clients, To: - sha256sum`,
       await integrityAnswered(worker.base, { count: BODIES, max, clients: 64 }));
@@ -229,6 +233,11 @@ async function runChecks() {
       await integrityDelivered(worker.base, { count: BODIES, max, clients: 64, waitMs: 1_800_000 }));
     show("bad input", await badInput(worker.base, { reserved: await reservedWords(ROOT) }));
     show("a slow client, a byte every 100 ms", await slowClient(worker.base, { bytes: 50, everyMs: 100, fast: 50, withinMs: 2000 }));
+    show(`${SHORT ? 300 : 3000} envelopes of seeded fragments, saved`, await malformedEnvelopes(worker.base, { count: SHORT ? 300 : 3000 }));
+    show("destinations down for 5 s, hanging for 7 s, and healthy (send time-out 2 s, retries every second)",
+      await destinationFaults(worker.base, { count: SHORT ? 20 : 100, downMs: 5000, timeoutMs: 2000 }));
+    show(`an object's panic in the middle of ${SHORT ? 60 : 300} deliveries`,
+      await panicDuringDelivery(worker.base, { count: SHORT ? 60 : 300, delayMs: 50 }));
   } finally {
     await worker.stop();
   }

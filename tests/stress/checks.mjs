@@ -6,7 +6,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import net from "node:net";
-import { getLog, putFifo, startServer, startWorker, TOKEN } from "../worker/harness.mjs";
+import { freePort, getLog, putFifo, startServer, startWorker, TOKEN } from "../worker/harness.mjs";
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
@@ -86,11 +86,18 @@ export async function integrityAnswered(base, { count, max, clients = 64, seed =
 // A local destination that keeps the hash of each body by its Idempotency-Key. A key
 // that comes again is a repeat (`repeats`; one with another body, `changed`). `delayMs`
 // makes each answer wait.
-export async function hashDestination({ delayMs = 0 } = {}) {
+// `hangUntil` (a time in ms): requests that come before it get no answer at all, and are
+// not counted as received.
+export async function hashDestination({ delayMs = 0, port = 0, hangUntil = 0 } = {}) {
   const seen = new Map(); // Idempotency-Key -> sha256 of the body
   const repeats = [];
   const changed = [];
+  let hung = 0;
   const server = await startServer((req, res, body) => {
+    if (Date.now() < hangUntil) {
+      hung++;
+      return;
+    }
     const key = req.headers["idempotency-key"] || "";
     const hash = sha256(body);
     if (!seen.has(key)) seen.set(key, hash);
@@ -102,10 +109,10 @@ export async function hashDestination({ delayMs = 0 } = {}) {
       res.writeHead(200);
       res.end("ok");
     }, delayMs);
-  });
+  }, port);
   // Received requests are not kept: their bodies would fill the memory.
   server.requests.push = () => 0;
-  return { ...server, seen, repeats, changed };
+  return { ...server, seen, repeats, changed, hung: () => hung };
 }
 
 // Polls until `done()` or `ms` pass; whether it came true.
@@ -407,4 +414,172 @@ export async function reservedWords(root) {
   const text = fs.readFileSync(`${root}/src/names.rs`, "utf8");
   const block = text.slice(text.indexOf("const RESERVED"), text.indexOf("];", text.indexOf("const RESERVED")));
   return [...block.matchAll(/"([a-z0-9-]+)"/g)].map((m) => m[1]);
+}
+
+// Sends `count` async Requests with random bodies (up to 16 KiB) to FIFO `name`; the ids of
+// those accepted, with the hash of each body, and the failures.
+async function sendAsync(base, name, count, seed) {
+  const accepted = new Map();
+  const failures = [];
+  const rnd = seeded(seed);
+  for (let i = 0; i < count; i++) {
+    const body = crypto.randomBytes(logUniform(rnd, 16 * KiB));
+    const r = await fetch(`${base}/${name}/`, { method: "POST", body });
+    const text = await r.text();
+    if (r.status === 202) accepted.set(JSON.parse(text).id, sha256(body));
+    else failures.push(`${name} Request ${i}: ${r.status} ${text.trim()}`);
+  }
+  return { accepted, failures };
+}
+
+// Every accepted Request's log entry must say delivered; the attempts of those that are
+// not, as failures.
+async function allLoggedDelivered(base, name, accepted) {
+  const log = await getLog(base, name, "?limit=1000");
+  const byId = new Map(log.map((e) => [e.request_id, e]));
+  const failures = [];
+  for (const id of accepted.keys()) {
+    const entry = byId.get(id);
+    if (!entry) failures.push(`${name}: Request ${id} missing from the log`);
+    else if (entry.delivery !== "delivered") failures.push(`${name}: Request ${id}: its log says ${entry.delivery} ${entry.error}`);
+  }
+  return failures;
+}
+
+// Destinations that fail in the ways networks do, for a worker started with a short send
+// time-out and retry schedule (`MKFIFO_SEND_TIMEOUT`, `MKFIFO_RETRY_SCHEDULE`):
+// - one that is down (nothing listens on its port) for `downMs`, then up;
+// - one that takes every request and answers none for `downMs`, then answers;
+// - and, meanwhile, a healthy one, whose FIFO's deliveries must not wait for the others.
+// Every accepted Request must arrive once, with its body, and its log say delivered; the
+// logs of the faulty ones must show the failed attempts.
+export async function destinationFaults(base, { count = 20, downMs = 5000, timeoutMs = 2000 } = {}) {
+  const failures = [];
+  const downPort = await freePort();
+  const hang = await hashDestination({ hangUntil: Date.now() + downMs + 2000 });
+  const healthy = await hashDestination();
+  await putFifo(base, "gone", `To: http://127.0.0.1:${downPort}/in\n`);
+  await putFifo(base, "hangs", `To: ${hang.url}/in\n`);
+  await putFifo(base, "healthy", `To: ${healthy.url}/in\n`);
+  const started = Date.now();
+  const sent = {};
+  for (const [name, seed] of [["gone", 11], ["hangs", 12], ["healthy", 13]]) {
+    sent[name] = await sendAsync(base, name, count, seed);
+    failures.push(...sent[name].failures);
+  }
+  const healthyDone = await waitFor(() => healthy.seen.size >= sent.healthy.accepted.size, 30_000);
+  const healthySeconds = (Date.now() - started) / 1000;
+  const hungMeanwhile = hang.hung();
+  if (!healthyDone || hang.seen.size > 0) {
+    failures.push(`the healthy FIFO's deliveries took ${healthySeconds} s: they waited for the hanging destination`);
+  }
+  // The down destination comes up where it was expected.
+  await new Promise((r) => setTimeout(r, Math.max(0, started + downMs - Date.now())));
+  const back = await hashDestination({ port: downPort });
+  const allIn = () => back.seen.size >= sent.gone.accepted.size && hang.seen.size >= sent.hangs.accepted.size;
+  await waitFor(allIn, 60_000);
+  const seconds = (Date.now() - started) / 1000;
+  await new Promise((r) => setTimeout(r, 1000)); // a late repeat would show now
+  failures.push(...compareDelivered(sent.gone.accepted, back).map((f) => `down, then up: ${f}`));
+  failures.push(...compareDelivered(sent.hangs.accepted, hang).map((f) => `hanging: ${f}`));
+  failures.push(...compareDelivered(sent.healthy.accepted, healthy).map((f) => `healthy: ${f}`));
+  for (const name of ["gone", "hangs", "healthy"]) failures.push(...(await allLoggedDelivered(base, name, sent[name].accepted)));
+  // The faulty ones' failed attempts are in their logs, with what went wrong.
+  const errors = {};
+  for (const name of ["gone", "hangs"]) {
+    const [id] = sent[name].accepted.keys();
+    const one = await (await fetch(`${base}/_/api/fifos/${name}/log/${id}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+    const attempts = one.deliveries?.[0]?.attempts || [];
+    errors[name] = attempts.filter((a) => a.error).map((a) => a.error)[0] || null;
+    if (attempts.length < 2 || !errors[name]) failures.push(`${name}: no failed attempt in the log: ${JSON.stringify(attempts)}`);
+  }
+  if (errors.hangs && !errors.hangs.includes(`no answer within ${timeoutMs / 1000} s`)) {
+    failures.push(`hanging: the attempt's error says ${errors.hangs}`);
+  }
+  if (hungMeanwhile === 0) failures.push("the hanging destination received nothing while it hung: nothing was tested");
+  await Promise.all([hang.close(), healthy.close(), back.close()]);
+  return { count, healthySeconds, hungRequests: hang.hung(), seconds, errors, failures };
+}
+
+// A FIFO's object made to panic (`/_/fault/fifo/NAME`, `MKFIFO_FAULTS=1`) while `count`
+// async Requests are being delivered: every accepted one still arrives (a repeat under
+// its Idempotency-Key allowed: the panic may come between an answer and its record), and
+// its log says delivered.
+export async function panicDuringDelivery(base, { count = 60, delayMs = 50 } = {}) {
+  const dest = await hashDestination({ delayMs });
+  await putFifo(base, "crashes", `To: ${dest.url}/in\n`);
+  const { accepted, failures } = await sendAsync(base, "crashes", count, 21);
+  await waitFor(() => dest.seen.size >= 5, 30_000);
+  const deliveredAtPanic = dest.seen.size;
+  const fault = await fetch(`${base}/_/fault/fifo/crashes`);
+  await fault.text();
+  if (fault.status !== 503) failures.push(`the fault answered ${fault.status}, not 503`);
+  if (deliveredAtPanic >= accepted.size) failures.push("all were delivered before the panic: nothing was tested");
+  const started = Date.now();
+  await waitFor(() => dest.seen.size >= accepted.size, 60_000);
+  const seconds = (Date.now() - started) / 1000;
+  await new Promise((r) => setTimeout(r, 1000));
+  failures.push(...compareDelivered(accepted, dest, { repeatsAllowed: true }));
+  failures.push(...(await allLoggedDelivered(base, "crashes", accepted)));
+  await dest.close();
+  return { count, accepted: accepted.size, deliveredAtPanic, repeats: dest.repeats.length, secondsAfterPanic: seconds, failures };
+}
+
+// Envelopes made of seeded fragments, valid and not (headers, selectors, scripts cut
+// anywhere, bytes that are not UTF-8), saved over a FIFO with a known good envelope: each
+// save must be taken (200) or refused with 400 and the place (line and column) of the
+// problem; a refused one changes nothing, and the FIFO answers afterwards.
+export async function malformedEnvelopes(base, { count = 300, seed = 31 } = {}) {
+  const headers = ["To: -", "To: http://127.0.0.1:9/x", "Reply-To: -", "Errors-To: -", "To: other-fifo",
+    "To:", "To: ::::", "To: -\r", "Subject: x", "X-Unknown: 1", "no colon here", " folded", "To: - , -",
+    "Content-Type: text/plain", "Schedule: * * * * *", "\u00ff\u00fe: x", "To: ftp://x", ":", "To: a@b.example"];
+  const selectors = ["$a = .x", "$b = div span", "$c = .[", "$ = .", "$d = p >> >", "$e = .a | .b",
+    "$f = form input[name=q]", "$g = ", "$h = .x[", "$i = ?q", "$j = .\"unterminated"];
+  const script = ["echo hi", "if true; then", "fi", "echo 'unterminated", "$(", "case x in", "esac",
+    "printf '%s\\n' \"$a\"", "| |", ";;", "cat <<EOF", "EOF", "\u0000", "for i in 1 2; do echo $i; done",
+    "{", "}", "((", "echo \"${x", "jq '.a", "sed -e 's/a/b/'", "f() {", "exit 3", "&&"];
+  const rnd = seeded(seed);
+  const pick = (list) => list[Math.floor(rnd() * list.length)];
+  const failures = [];
+  const counts = { taken: 0, refused: 0 };
+  const good = "To: -\n\necho good\n";
+  await putFifo(base, "fuzzed", good);
+  let current = good;
+  for (let i = 0; i < count; i++) {
+    const lines = [];
+    for (let k = Math.floor(rnd() * 4); k > 0; k--) lines.push(pick(headers));
+    for (let k = Math.floor(rnd() * 3); k > 0; k--) lines.push(pick(selectors));
+    if (rnd() < 0.8) lines.push("");
+    for (let k = Math.floor(rnd() * 5); k > 0; k--) lines.push(pick(script));
+    let text = lines.join(rnd() < 0.1 ? "\r\n" : "\n");
+    if (rnd() < 0.2) text = text.slice(0, Math.floor(rnd() * text.length)); // cut anywhere
+    let body = Buffer.from(text, "latin1");
+    if (rnd() < 0.1) body = Buffer.concat([body, crypto.randomBytes(1 + Math.floor(rnd() * 8))]);
+    const r = await fetch(`${base}/_/api/fifos/fuzzed`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body });
+    const answer = await r.text();
+    if (r.status === 200 || r.status === 201) {
+      counts.taken++;
+      current = body.toString();
+    } else if (r.status === 400) {
+      counts.refused++;
+      let error = "";
+      try {
+        error = JSON.parse(answer).error;
+      } catch {}
+      if (!/line \d+/.test(error)) failures.push(`envelope ${i} refused without its place: ${answer.slice(0, 200)} for ${JSON.stringify(body.toString("latin1"))}`);
+    } else {
+      failures.push(`envelope ${i}: ${r.status} ${answer.slice(0, 200)} for ${JSON.stringify(body.toString("latin1"))}`);
+    }
+    if (r.status === 400 && i % 10 === 0) {
+      const now = await fetch(`${base}/_/api/fifos/fuzzed`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      const saved = (await now.json()).envelope;
+      if (saved !== current) failures.push(`envelope ${i} was refused, yet the saved envelope changed`);
+    }
+  }
+  // The FIFO still answers a Request through the last envelope it took (whatever that does).
+  await putFifo(base, "fuzzed", good);
+  const after = await fetch(`${base}/fuzzed/`, { method: "POST", body: "x" });
+  const text = await after.text();
+  if (after.status !== 200 || text !== "good\n") failures.push(`after the fuzzed saves: ${after.status} ${text}`);
+  return { count, ...counts, failures };
 }

@@ -111,7 +111,7 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, co
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { base, persist, stop, kill, log: () => log, readyMs: Date.now() - started };
+  return { base, persist, inspectorPort, stop, kill, log: () => log, readyMs: Date.now() - started };
 }
 
 // A message through the local mail trigger, as Email Routing would hand it to the Worker.
@@ -194,7 +194,8 @@ export async function getLog(base, name, query = "") {
 }
 
 // A local HTTP server; `handler(req, res, body)` answers. Requests are recorded.
-export async function startServer(handler) {
+// `port` 0 takes a free one.
+export async function startServer(handler, port = 0) {
   const requests = [];
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -205,9 +206,15 @@ export async function startServer(handler) {
       handler(req, res, body);
     });
   });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  await new Promise((r) => server.listen(port, "127.0.0.1", r));
   const url = `http://127.0.0.1:${server.address().port}`;
-  return { url, requests, close: () => new Promise((r) => server.close(r)) };
+  // Connections still open (a request left unanswered) must not keep close() waiting.
+  const close = () =>
+    new Promise((r) => {
+      server.close(r);
+      server.closeAllConnections();
+    });
+  return { url, requests, close };
 }
 
 // The reference rclone (scripts/setup.sh --test puts it in .ref; RCLONE overrides).

@@ -22,10 +22,22 @@ use crate::mail::inbound::{Mail, Thread};
 use crate::protocol;
 use crate::worker::host::{new_request_id, now_ms, random_bytes};
 
-/// How long an outgoing request may take to answer.
-const SEND_TIMEOUT: Duration = Duration::from_secs(30);
-/// Work one alarm does at most before it leaves the rest to the next one.
+/// How long an outgoing request may take to answer, unless `MKFIFO_SEND_TIMEOUT` says.
+const SEND_TIMEOUT_S: u64 = 30;
+/// Work one alarm does at most before it leaves the rest to the next one. The deliveries
+/// of a batch are sent at once, so that a destination that hangs costs one time-out per
+/// batch, not one per delivery.
 const BATCH: i64 = 16;
+
+/// `MKFIFO_SEND_TIMEOUT` (seconds), or 30.
+fn send_timeout(env: &Env) -> Duration {
+    env.var("MKFIFO_SEND_TIMEOUT")
+        .ok()
+        .and_then(|v| v.to_string().trim().parse::<f64>().ok())
+        .filter(|s| *s > 0.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(Duration::from_secs(SEND_TIMEOUT_S))
+}
 
 /// The retry schedule: the waits between attempts, the last repeating until `give_up_after`.
 #[derive(Debug, Clone)]
@@ -121,10 +133,17 @@ impl Answer {
 }
 
 /// Sends `outgoing` to `url` now, for a caller that waits.
-pub(super) async fn fetch_now(url: &str, outgoing: &Outgoing) -> Result<Answer, String> {
-    fetch(url, &outgoing.method, &outgoing.headers, &outgoing.body)
-        .await
-        .map_err(|e| format!("{url}: {e}"))
+pub(super) async fn fetch_now(env: &Env, url: &str, outgoing: &Outgoing) -> Result<Answer, String> {
+    let timeout = send_timeout(env);
+    fetch(
+        url,
+        &outgoing.method,
+        &outgoing.headers,
+        &outgoing.body,
+        timeout,
+    )
+    .await
+    .map_err(|e| format!("{url}: {e}"))
 }
 
 /// Calls FIFO `name` now, for a caller that waits.
@@ -187,8 +206,10 @@ impl Fifo {
             self.queue(&store, &incoming, plan)?;
             store.remove_request(&request_id)?;
         }
-        for delivery in store.due_deliveries(now_ms(), BATCH)? {
-            self.attempt(&store, delivery).await?;
+        let due = store.due_deliveries(now_ms(), BATCH)?;
+        let attempts = due.into_iter().map(|d| self.attempt(&store, d));
+        for attempted in futures_util::future::join_all(attempts).await {
+            attempted?;
         }
         self.schedule(&store).await
     }
@@ -506,7 +527,8 @@ async fn send(env: &Env, d: &Delivery, dest: &Destination, stored: &Stored, key:
             if !stored.replay_of.is_empty() {
                 headers.push(("Replay-Of".into(), stored.replay_of.clone()));
             }
-            match fetch(url, &stored.outgoing.method, &headers, body).await {
+            let timeout = send_timeout(env);
+            match fetch(url, &stored.outgoing.method, &headers, body, timeout).await {
                 Ok(a) => Attempt::Answered(a),
                 Err(e) => Attempt::Failed(format!("{url}: {e}"), true),
             }
@@ -530,6 +552,7 @@ async fn fetch(
     method: &str,
     headers: &[(String, String)],
     body: &[u8],
+    timeout: Duration,
 ) -> Result<Answer, String> {
     let h = Headers::new();
     for (k, v) in headers {
@@ -555,11 +578,11 @@ async fn fetch(
             body,
         })
     });
-    match select(sending, Delay::from(SEND_TIMEOUT)).await {
+    match select(sending, Delay::from(timeout)).await {
         Either::Left((result, _)) => result.map_err(|e| e.to_string()),
         Either::Right(_) => {
             controller.abort();
-            Err(format!("no answer within {} s", SEND_TIMEOUT.as_secs()))
+            Err(format!("no answer within {} s", timeout.as_secs_f64()))
         }
     }
 }

@@ -366,7 +366,7 @@ impl Fifo {
             }
             Destination::Url(url) => {
                 entry.outcome = Outcome::Relayed;
-                let answer = super::deliver::fetch_now(url, &outgoing)
+                let answer = super::deliver::fetch_now(&self.env, url, &outgoing)
                     .await
                     .map_err(|e| {
                         let _ = self.report(store, incoming, errors_to, &e, None);

@@ -1,0 +1,149 @@
+// Where the time of one Request goes: a CPU profile of the Worker's isolate (the entry
+// module, the Worker's wasm and the FIFO's object, which local workerd runs in one
+// isolate) taken through wrangler's inspector while one client sends a scenario's
+// Requests, summed by function.
+//
+//   node bench/profile.mjs [--scenario echo|script|json|async] [--seconds 5] [--clients 1] [--top 40] [--floor]
+//   (after scripts/build.sh)
+//
+// Prints the Requests/s of the profiled run, then the functions with the most self time
+// (time in the function itself, not in what it calls), and the same summed by where the
+// code lives (the entry module, the wasm module, the runtime).
+import http from "node:http";
+import WebSocket from "ws";
+import path from "node:path";
+import { ROOT, putFifo, startServer, startWorker } from "../tests/worker/harness.mjs";
+import { request } from "../tests/stress/checks.mjs";
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
+const SCENARIO = opt("--scenario", "echo");
+const SECONDS = Number(opt("--seconds", "5"));
+const CLIENTS = Number(opt("--clients", "1"));
+const TOP = Number(opt("--top", "40"));
+
+const SCENARIOS = {
+  echo: { envelope: "To: -\n", body: "hello, world\n", want: 200 },
+  script: { envelope: "To: -\n\nread -r line\nprintf '%s\\n' \"$line\" | tr a-z A-Z\necho done\n", body: "hello, world\n", want: 200 },
+  json: {
+    envelope: "To: -\n$t = .movie.title\n$a = .items[0].name\n\nprintf '%s %s\\n' \"$t\" \"$a\"\n",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ movie: { title: "Heat" }, items: Array.from({ length: 2000 }, (_, i) => ({ name: `item ${i}`, price: i })) }),
+    want: 200,
+  },
+  async: { envelope: (dest) => `To: ${dest}/in\n`, body: "deliver me\n", want: 202 },
+};
+
+// The DevTools protocol over the inspector's WebSocket: one call at a time.
+async function inspector(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const target = targets.find((t) => t.webSocketDebuggerUrl) || targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  let next = 1;
+  const waiting = new Map();
+  ws.on("message", (data) => {
+    const msg = JSON.parse(data);
+    if (msg.id && waiting.has(msg.id)) {
+      const { resolve, reject } = waiting.get(msg.id);
+      waiting.delete(msg.id);
+      if (msg.error) reject(new Error(`${msg.error.message}`));
+      else resolve(msg.result);
+    }
+  });
+  return {
+    call: (method, params = {}) =>
+      new Promise((resolve, reject) => {
+        const id = next++;
+        waiting.set(id, { resolve, reject });
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
+
+async function drive(base, scenario, clients, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  let done = 0;
+  let wrong = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (Date.now() < end) {
+        const r = await request(agent, `${base}/profiled/`, { method: "POST", headers: scenario.headers, body: scenario.body });
+        if (r.status !== scenario.want) wrong++;
+        done++;
+      }
+    }),
+  );
+  agent.destroy();
+  return { rps: done / seconds, wrong };
+}
+
+// Self time per function, from the profile's samples and their time deltas.
+function summarize(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] || 0;
+    total += dt;
+    const f = byId.get(id).callFrame;
+    const where = f.url ? f.url.replace(/^.*\//, "") : "(runtime)";
+    // An anonymous function is told by its place (the bundle's line, 0-based as given).
+    const name = f.functionName || `(anonymous at ${f.lineNumber}:${f.columnNumber})`;
+    const key = `${name}\t${where}`;
+    self.set(key, (self.get(key) || 0) + dt);
+  });
+  return { self, total };
+}
+
+const scenario = SCENARIOS[SCENARIO];
+if (!scenario) throw new Error(`no scenario ${SCENARIO}: ${Object.keys(SCENARIOS).join(", ")}`);
+const dest = await startServer((req, res) => {
+  res.writeHead(200);
+  res.end("ok");
+});
+dest.requests.push = () => 0;
+// --floor: the same for the empty JS object (bench/floor/), which echoes every path.
+const FLOOR = args.includes("--floor");
+const worker = FLOOR
+  ? await startWorker({ config: path.join(ROOT, "bench/floor/wrangler.toml") })
+  : await startWorker({ vars: { MKFIFO_STEPS: "100000000" } });
+try {
+  const envelope = typeof scenario.envelope === "function" ? scenario.envelope(dest.url) : scenario.envelope;
+  if (!FLOOR) await putFifo(worker.base, "profiled", envelope);
+  await drive(worker.base, scenario, CLIENTS, 1); // warm: no figure counts the object's start
+  const unprofiled = await drive(worker.base, scenario, CLIENTS, SECONDS);
+  const dev = await inspector(worker.inspectorPort);
+  await dev.call("Profiler.enable");
+  await dev.call("Profiler.setSamplingInterval", { interval: 100 });
+  await dev.call("Profiler.start");
+  const run = await drive(worker.base, scenario, CLIENTS, SECONDS);
+  const { profile } = await dev.call("Profiler.stop");
+  dev.close();
+  const { self, total } = summarize(profile);
+  console.log(`scenario ${SCENARIO}, ${CLIENTS} client(s), ${SECONDS} s: ${unprofiled.rps.toFixed(0)} Requests/s unprofiled, ${run.rps.toFixed(0)}/s profiled${run.wrong ? `, ${run.wrong} with another status` : ""}`);
+  const busy = [...self].filter(([k]) => !k.startsWith("(idle)") && !k.startsWith("(program)")).reduce((a, [, v]) => a + v, 0);
+  console.log(`sampled ${(total / 1e6).toFixed(2)} s, of which busy ${(busy / 1e6).toFixed(2)} s (${((busy / run.rps / SECONDS / 1e3) || 0).toFixed(2)} ms per Request)\n`);
+  console.log("| self ms per Request | % of busy | function | module |\n|---:|---:|---|---|");
+  const perRequest = (v) => (v / 1e3 / (run.rps * SECONDS)).toFixed(3);
+  const rows = [...self].sort((a, b) => b[1] - a[1]);
+  for (const [k, v] of rows.slice(0, TOP)) {
+    const [fn, where] = k.split("\t");
+    console.log(`| ${perRequest(v)} | ${((100 * v) / busy).toFixed(1)} | \`${fn.slice(0, 90)}\` | ${where} |`);
+  }
+  const byModule = new Map();
+  for (const [k, v] of rows) {
+    const where = k.split("\t")[1];
+    byModule.set(where, (byModule.get(where) || 0) + v);
+  }
+  console.log("\n| module | self ms per Request |\n|---|---:|");
+  for (const [where, v] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`| ${where} | ${perRequest(v)} |`);
+} finally {
+  await worker.stop();
+  await dest.close();
+}
