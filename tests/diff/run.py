@@ -144,13 +144,14 @@ def matches(case, mine, ref):
     return same, same and case["stderr"] and mine[2] != ref[2]
 
 
+def agrees(case, mine, ref):
+    same, stderr_only = matches(case, mine, ref)
+    return same and not stderr_only
+
+
 def reference_varies_to(case, mine):
     """True when the reference, run again, once gives mkfifo-sh's answer."""
-    for _ in range(RERUNS):
-        same, stderr_only = matches(case, mine, run_reference(case))
-        if same and not stderr_only:
-            return True
-    return False
+    return any(agrees(case, mine, run_reference(case)) for _ in range(RERUNS))
 
 
 def b64(data):
@@ -219,7 +220,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         refs = list(pool.map(run_reference, cases, chunksize=16))
         failing = [i for i, (case, mine, ref) in enumerate(zip(cases, ours, refs))
-                   if case["tool"] in RACING and matches(case, mine, ref) != (True, False)]
+                   if case["tool"] in RACING and not agrees(case, mine, ref)]
         varies = {i for i, v in zip(failing, pool.map(
             lambda i: reference_varies_to(cases[i], ours[i]), failing)) if v}
     t2 = time.time()
