@@ -5,6 +5,8 @@
 
 use std::rc::Rc;
 
+use rustc_hash::FxHashMap;
+
 use super::exec::{sub_status, Ctl, Exec, Io, R};
 use super::lex::is_name;
 use super::options::{Opt, Options};
@@ -13,26 +15,56 @@ use crate::budget::BYTES_PER_STEP;
 use crate::builtins;
 use crate::error::Status;
 
-/// Sorted, for binary search.
-const SPECIALS: &[&str] = &[
-    ".", ":", "bash", "break", "builtin", "cd", "command", "continue", "declare", "eval", "exec",
-    "exit", "export", "getopts", "let", "local", "pwd", "read", "readonly", "return", "set", "sh",
-    "shift", "shopt", "source", "times", "trap", "type", "typeset", "umask", "unset", "wait",
+/// The shell's own commands, each with whether POSIX counts it among the special built-in
+/// utilities (XCU 2.14): assignments before those stay, their errors end a
+/// non-interactive shell, and no function may take their names.
+const SPECIALS: &[(&str, bool)] = &[
+    (".", true),
+    (":", true),
+    ("bash", false),
+    ("break", true),
+    ("builtin", false),
+    ("cd", false),
+    ("command", false),
+    ("continue", true),
+    ("declare", false),
+    ("eval", true),
+    ("exec", true),
+    ("exit", true),
+    ("export", true),
+    ("getopts", false),
+    ("let", false),
+    ("local", false),
+    ("pwd", false),
+    ("read", false),
+    ("readonly", true),
+    ("return", true),
+    ("set", true),
+    ("sh", false),
+    ("shift", true),
+    ("shopt", false),
+    ("source", false),
+    ("times", true),
+    ("trap", true),
+    ("type", false),
+    ("typeset", false),
+    ("umask", false),
+    ("unset", true),
+    ("wait", false),
 ];
 
-/// The special built-in utilities of POSIX (XCU 2.14), sorted: assignments before them
-/// stay, their errors end a non-interactive shell, and no function may take their names.
-const POSIX_SPECIALS: &[&str] = &[
-    ".", ":", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
-    "shift", "times", "trap", "unset",
-];
+thread_local! {
+    // Every command a script runs is looked up here first: one hash probe.
+    static SPECIAL_BY_NAME: FxHashMap<&'static [u8], bool> =
+        SPECIALS.iter().map(|&(name, posix)| (name.as_bytes(), posix)).collect();
+}
 
 pub fn is_posix_special(name: &[u8]) -> bool {
-    std::str::from_utf8(name).is_ok_and(|n| POSIX_SPECIALS.binary_search(&n).is_ok())
+    SPECIAL_BY_NAME.with(|m| m.get(name) == Some(&true))
 }
 
 pub fn is_special(name: &[u8]) -> bool {
-    std::str::from_utf8(name).is_ok_and(|n| SPECIALS.binary_search(&n).is_ok())
+    SPECIAL_BY_NAME.with(|m| m.contains_key(name))
 }
 
 fn text(b: &[u8]) -> String {
