@@ -201,7 +201,9 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
             rest = &args[1..];
         }
     }
-    let parsed = SPEC.parse(rest).map_err(|m| (m, true))?;
+    // Each option acts as it comes, as with GNU's getopt loop: a bad count or a digit
+    // before a bad option is the error reported.
+    let (parsed, bad_option) = SPEC.parse_in_order(rest);
     for opt in &parsed.opts {
         match opt.key {
             "c" | "n" => {
@@ -218,6 +220,9 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
             }
         }
     }
+    if let Some(message) = bad_option {
+        return Err((message, true));
+    }
     if o.bytes && o.elide && o.count > i64::MAX as u64 {
         let msg = format!(
             "invalid number of bytes: '{}': Value too large for defined data type",
@@ -233,7 +238,14 @@ fn obsolete(spec: &[u8], o: &mut Opts) -> std::result::Result<(), ArgError> {
     let digits = spec.iter().take_while(|b| b.is_ascii_digit()).count();
     let mut mult: u64 = 1;
     let mut bytes = false;
+    // GNU reads the number with its b, k or m as one count, and names them together.
+    let mut unit = None;
     for &c in &spec[digits..] {
+        match c {
+            b'b' | b'k' | b'm' => unit = Some(c),
+            b'c' | b'l' => unit = None,
+            _ => {}
+        }
         match c {
             b'b' => (mult, bytes) = (512, true),
             b'k' => (mult, bytes) = (1024, true),
@@ -248,11 +260,13 @@ fn obsolete(spec: &[u8], o: &mut Opts) -> std::result::Result<(), ArgError> {
     }
     let num = &spec[..digits];
     let what = if bytes { "bytes" } else { "lines" };
+    let mut shown = num.to_vec();
+    shown.extend(unit.filter(|_| bytes));
     let too_large = || {
         (
             format!(
                 "invalid number of {what}: {}: Value too large for defined data type",
-                quote_str(num)
+                quote_str(&shown)
             ),
             false,
         )

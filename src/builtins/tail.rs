@@ -62,6 +62,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             return Ok(1);
         }
     };
+    if opts.retry && opts.follow && !opts.follow_name {
+        ctx.stderr
+            .extend_from_slice(b"tail: warning: --retry only effective for the initial open\n");
+    }
     if opts.retry && !opts.follow {
         ctx.stderr.extend_from_slice(
             b"tail: warning: --retry ignored; --retry is useful only when following\n",
@@ -98,6 +102,11 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             (false, true) => from_line(ctx, opts.count, opts.eol, &input).await?,
             (false, false) => last_lines(ctx, opts.count, opts.eol, &input).await?,
         }
+    }
+    // What it follows is what it could open that is not a pipe, and everything here is
+    // a pipe; GNU says so only when an operand could not be opened.
+    if opts.follow && status != 0 && !opts.retry {
+        ctx.stderr.extend_from_slice(b"tail: no files remaining\n");
     }
     Ok(status)
 }
@@ -199,7 +208,9 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
     if let Some(operands) = obsolete(args, &mut o)? {
         return Ok((o, operands));
     }
-    let parsed = SPEC.parse(args).map_err(|m| (m, true))?;
+    // Each option acts as it comes, as with GNU's getopt loop: a bad count or a digit
+    // before a bad option is the error reported.
+    let (parsed, bad_option) = SPEC.parse_in_order(args);
     for opt in &parsed.opts {
         let v = opt.value();
         match opt.key {
@@ -297,6 +308,9 @@ fn parse_args(args: &[Vec<u8>]) -> std::result::Result<(Opts, Vec<Vec<u8>>), Arg
                 return Err((format!("option used in invalid context -- {digit}"), false));
             }
         }
+    }
+    if let Some(message) = bad_option {
+        return Err((message, true));
     }
     Ok((o, parsed.operands))
 }

@@ -61,6 +61,16 @@ impl Spec {
     /// Parses `args` (without the program name). `Err` is GNU's message for the first bad
     /// option, without the `PROG: ` prefix and the "Try ..." line (see [`usage_error`]).
     pub fn parse(&self, args: &[Vec<u8>]) -> Result<Parsed, String> {
+        match self.parse_in_order(args) {
+            (parsed, None) => Ok(parsed),
+            (_, Some(message)) => Err(message),
+        }
+    }
+
+    /// As [`Spec::parse`], but also gives the options read before the first bad one: a
+    /// tool that, as GNU's do, acts on each option as getopt hands it over reports a bad
+    /// value of an earlier option before a bad option after it.
+    pub fn parse_in_order(&self, args: &[Vec<u8>]) -> (Parsed, Option<String>) {
         let mut parsed = Parsed::default();
         let mut i = 0;
         while i < args.len() {
@@ -78,13 +88,17 @@ impl Spec {
                 }
                 continue;
             }
-            if arg.starts_with(b"--") {
-                i = self.parse_long(arg, args, i, &mut parsed)?;
+            let next = if arg.starts_with(b"--") {
+                self.parse_long(arg, args, i, &mut parsed)
             } else {
-                i = self.parse_short_cluster(arg, args, i, &mut parsed)?;
+                self.parse_short_cluster(arg, args, i, &mut parsed)
+            };
+            match next {
+                Ok(next) => i = next,
+                Err(message) => return (parsed, Some(message)),
             }
         }
-        Ok(parsed)
+        (parsed, None)
     }
 
     fn parse_long(
