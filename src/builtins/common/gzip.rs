@@ -20,6 +20,7 @@ use crate::budget::ByteMeter;
 use crate::builtins::common::args::{long, Arg, Spec};
 use crate::builtins::common::deflate::Deflate;
 use crate::builtins::common::inflate_eof;
+use crate::builtins::date::tz::Zone;
 use crate::builtins::{as_url, Ctx};
 use crate::error::{Result, Status};
 use crate::stream::Stdin;
@@ -119,6 +120,9 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
     for opt in &parsed.opts {
         match opt.key {
             "d" => o.decompress = true,
+            "a" => ctx.stderr.extend_from_slice(
+                format!("{prog}: option --ascii ignored on this system\n").as_bytes(),
+            ),
             "f" => o.force = true,
             "l" => o.list = true,
             "t" => o.test = true,
@@ -181,10 +185,11 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
             }
         };
         let mut input = Input::new(&stream);
-        let s = if o.list {
+        let (s, fatal, bad_header) = if o.list {
             list(ctx, prog, &shown, &mut input, &o, &mut list_header).await?
         } else if o.decompress || o.test {
-            decompress_all(ctx, prog, &shown, &mut input, &o).await?.0
+            let (s, found) = decompress_all(ctx, prog, &shown, &mut input, &o).await?;
+            (s, found.fatal, found.bad_header)
         } else {
             let (read, wrote) = compress(ctx, &stream, o.level).await?;
             if o.verbose {
@@ -193,11 +198,10 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
                 ctx.stderr
                     .extend_from_slice(format!("{ratio}\n").as_bytes());
             }
-            0
+            (0, false, false)
         };
         status = worse(status, s);
-        if s == 1 && ctx.stderr.ends_with(b": unexpected end of file\n") {
-            // GNU gzip exits at a stream that ends too early: later operands are not read.
+        if s == 1 && (fatal || (bad_header && name == b"-")) {
             break;
         }
     }
@@ -251,6 +255,8 @@ struct Input<'s> {
     ended: bool,
     /// Bytes taken from the stream so far.
     total: u64,
+    /// The CRC of the bytes consumed while it is set: a member's header, for FHCRC.
+    header_crc: Option<Crc>,
 }
 
 impl<'s> Input<'s> {
@@ -261,6 +267,7 @@ impl<'s> Input<'s> {
             pos: 0,
             ended: false,
             total: 0,
+            header_crc: None,
         }
     }
 
@@ -270,6 +277,9 @@ impl<'s> Input<'s> {
     }
 
     fn consume(&mut self, n: usize) {
+        if let Some(crc) = &mut self.header_crc {
+            crc.update(&self.buf[self.pos..self.pos + n]);
+        }
         self.pos += n;
     }
 
@@ -328,11 +338,16 @@ impl<'s> Input<'s> {
 
 /// How decoding one member ended.
 enum Member {
-    /// A good member; its header was `header` bytes, its trailer said `size`.
-    Ok { header: usize, size: u32 },
+    /// A good member; its header was `header` bytes, its trailer said `size` and `crc`.
+    Ok { header: usize, size: u32, crc: u32 },
     /// An error with GNU's words, after the output it had made.
     Bad(&'static str),
+    /// The header's own CRC (FHCRC) is not that of its bytes.
+    BadHeaderCrc { stored: u16, computed: u16 },
 }
+
+/// A member whose trailer has neither the data's CRC nor its length.
+const CRC_AND_LENGTH: &str = "crc and length";
 
 const FENCRYPTED: u8 = 0x20;
 const FTEXT_MASK_RESERVED: u8 = 0xc0;
@@ -448,7 +463,13 @@ impl Kept {
 }
 
 /// Decodes the member at the head of `input` (whose magic has been checked).
-async fn member(ctx: &mut Ctx<'_>, input: &mut Input<'_>, out: &mut Output) -> Result<Member> {
+/// `verbose_name`: the name to say `-v`'s notes under (an extra field it ignores).
+async fn member(
+    ctx: &mut Ctx<'_>,
+    input: &mut Input<'_>,
+    out: &mut Output,
+    verbose_name: Option<&str>,
+) -> Result<Member> {
     const EOF: &str = "unexpected end of file";
     // GNU checks each header byte as it reads it: the method, then the flags.
     let whole = input.fill(10).await?;
@@ -468,6 +489,7 @@ async fn member(ctx: &mut Ctx<'_>, input: &mut Input<'_>, out: &mut Output) -> R
         return Ok(Member::Bad(EOF));
     }
     let start = input.total - input.avail().len() as u64;
+    input.header_crc = Some(Crc::new());
     input.consume(10);
     if flags & FEXTRA != 0 {
         if !input.fill(2).await? {
@@ -475,6 +497,10 @@ async fn member(ctx: &mut Ctx<'_>, input: &mut Input<'_>, out: &mut Output) -> R
         }
         let len = u16::from_le_bytes([input.avail()[0], input.avail()[1]]) as usize;
         input.consume(2);
+        if let Some(name) = verbose_name {
+            let note = format!("gzip: {name}: extra field of {len} bytes ignored\n");
+            ctx.stderr.extend_from_slice(note.as_bytes());
+        }
         if !input.skip(len).await? {
             return Ok(Member::Bad(EOF));
         }
@@ -484,8 +510,19 @@ async fn member(ctx: &mut Ctx<'_>, input: &mut Input<'_>, out: &mut Output) -> R
             return Ok(Member::Bad(EOF));
         }
     }
-    if flags & FHCRC != 0 && !input.skip(2).await? {
-        return Ok(Member::Bad(EOF));
+    let header_crc = input.header_crc.take().map_or(0, |c| c.sum() & 0xffff);
+    if flags & FHCRC != 0 {
+        if !input.fill(2).await? {
+            return Ok(Member::Bad(EOF));
+        }
+        let stored = u16::from_le_bytes([input.avail()[0], input.avail()[1]]);
+        input.consume(2);
+        if u32::from(stored) != header_crc {
+            return Ok(Member::BadHeaderCrc {
+                stored,
+                computed: header_crc as u16,
+            });
+        }
     }
     let header = (input.total - input.avail().len() as u64 - start) as usize;
     // The bytes written and held before this member.
@@ -547,15 +584,17 @@ async fn member(ctx: &mut Ctx<'_>, input: &mut Input<'_>, out: &mut Output) -> R
     let want_crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
     let want_len = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
     input.consume(8);
-    if crc.sum() != want_crc {
-        return Ok(Member::Bad("invalid compressed data--crc error"));
-    }
-    if crc.amount() != want_len {
-        return Ok(Member::Bad("invalid compressed data--length error"));
+    // GNU checks both and says both.
+    match (crc.sum() == want_crc, crc.amount() == want_len) {
+        (false, false) => return Ok(Member::Bad(CRC_AND_LENGTH)),
+        (false, true) => return Ok(Member::Bad("invalid compressed data--crc error")),
+        (true, false) => return Ok(Member::Bad("invalid compressed data--length error")),
+        (true, true) => {}
     }
     Ok(Member::Ok {
         header,
         size: want_len,
+        crc: want_crc,
     })
 }
 
@@ -567,6 +606,13 @@ struct Found {
     header_len: usize,
     trailing: bool,
     last_size: u32,
+    last_crc: u32,
+    /// GNU gzip exits at this error: no later operand is read. So it does at an early
+    /// end, and at an error inside the data unless it only tests.
+    fatal: bool,
+    /// The error was in a member's header (not gzip, an unknown method...), where GNU
+    /// goes on to the next file but, reading stdin, exits.
+    bad_header: bool,
 }
 
 async fn decompress_all(
@@ -638,16 +684,28 @@ async fn decompress_all(
                 status = 2;
                 break;
             };
+            found.fatal = why == "unexpected end of file";
+            found.bad_header = !found.fatal;
             message = Some(format!("\n{prog}: {shown}: {why}\n"));
             status = 1;
             break;
         }
         let (method, flags) = (rest.get(2).copied(), rest.get(3).copied());
-        match member(ctx, input, &mut out).await? {
-            Member::Ok { header, size } => {
+        let verbose_name = o.verbose.then_some(shown);
+        match member(ctx, input, &mut out, verbose_name).await? {
+            Member::Ok { header, size, crc } => {
                 found.members += 1;
                 found.header_len = header;
                 found.last_size = size;
+                found.last_crc = crc;
+            }
+            Member::BadHeaderCrc { stored, computed } => {
+                message = Some(format!(
+                    "{prog}: {shown}: header checksum 0x{stored:04x} != computed checksum 0x{computed:04x}\n"
+                ));
+                status = 1;
+                found.bad_header = true;
+                break;
             }
             Member::Bad(why) => {
                 // GNU starts a line of its own only for errors inside the data.
@@ -665,8 +723,14 @@ async fn decompress_all(
                             flags.unwrap_or(0)
                         )
                     }
+                    CRC_AND_LENGTH => format!(
+                        "\n{prog}: {shown}: invalid compressed data--crc error\n\n{prog}: {shown}: invalid compressed data--length error"
+                    ),
                     w => format!("\n{prog}: {shown}: {w}"),
                 };
+                found.fatal =
+                    why.ends_with("unexpected end of file") || (why.starts_with('\n') && !o.test);
+                found.bad_header = !why.starts_with('\n');
                 let why = if why.starts_with('\n') {
                     why
                 } else {
@@ -682,7 +746,7 @@ async fn decompress_all(
     if let Some(m) = message {
         ctx.stderr.extend_from_slice(m.as_bytes());
     }
-    if o.test && o.verbose && status != 1 {
+    if o.test && o.verbose && status == 0 && !o.list {
         ctx.stderr.extend_from_slice(b" OK\n");
     }
     Ok((status, found))
@@ -711,7 +775,14 @@ async fn list(
     input: &mut Input<'_>,
     o: &Options,
     header_done: &mut bool,
-) -> Result<Status> {
+) -> Result<(Status, bool, bool)> {
+    // With --force GNU reads the magic without asking for it: a stream too short for it is
+    // not gzip, rather than cut short.
+    if o.force && !input.fill(2).await? {
+        let text = format!("\n{prog}: {shown}: not in gzip format\n");
+        ctx.stderr.extend_from_slice(text.as_bytes());
+        return Ok((1, false, true));
+    }
     let test = Options {
         test: true,
         force: false,
@@ -720,7 +791,7 @@ async fn list(
     let (status, found) = decompress_all(ctx, prog, shown, input, &test).await?;
     if status == 1 || found.trailing {
         // GNU lists nothing for a stream with anything after its last member.
-        return Ok(status);
+        return Ok((status, found.fatal, found.bad_header));
     }
     // The stream ends with the last member's trailer: its size is the last 4 bytes.
     let uncompressed = found.last_size as u64;
@@ -730,17 +801,43 @@ async fn list(
         0
     };
     let compressed = input.total;
-    if !*header_done {
+    if !*header_done && !o.quiet {
+        if o.verbose {
+            ctx.stdout
+                .extend_from_slice(b"method  crc     date  time  ");
+        }
         ctx.stdout.extend_from_slice(
             b"         compressed        uncompressed  ratio uncompressed_name\n",
         );
         *header_done = true;
     }
+    if o.verbose {
+        // GNU shows the file's time; a stream has none, and GNU shows the epoch in TZ.
+        let when = epoch_in_zone(ctx.vars.get(b"TZ"));
+        let line = format!("defla {:08x} {when} ", found.last_crc);
+        ctx.stdout.extend_from_slice(line.as_bytes());
+    }
     let ratio = ratio_text(compressed.saturating_sub(overhead), uncompressed);
     let name = if shown == "stdin" { "stdout" } else { shown };
     let line = format!("{compressed:>19} {uncompressed:>19} {ratio} {name}\n");
     ctx.stdout.extend_from_slice(line.as_bytes());
-    Ok(status)
+    Ok((status, false, false))
+}
+
+/// 1970-01-01T00:00Z in zone `tz`, as `gzip -lv` shows a time: `Jan  1 00:00`.
+fn epoch_in_zone(tz: Option<&[u8]>) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let local = i64::from(Zone::from_tz(tz).info(0).offset);
+    let (_, month, day) = crate::calendar::civil_from_days(local.div_euclid(86_400));
+    let secs = local.rem_euclid(86_400);
+    format!(
+        "{} {day:>2} {:02}:{:02}",
+        MONTHS[month as usize - 1],
+        secs / 3600,
+        secs % 3600 / 60
+    )
 }
 
 /// GNU's ratio column: the saving in per cent, `%5.1f%%`.
