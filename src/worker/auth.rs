@@ -121,7 +121,7 @@ pub fn site(req: &Request) -> Result<String, Failure> {
 /// see `crate::account::origin`. Reads, and requests with a bearer token, pass. A
 /// WebSocket is checked as a write: a page of another site may open one, with the cookie.
 pub fn same_origin(req: &Request) -> Result<(), Failure> {
-    let read = matches!(req.method(), worker::Method::Get | worker::Method::Head);
+    let read = matches!(super::method::of(req).as_str(), "GET" | "HEAD");
     if read && !is_upgrade(req)? {
         return Ok(());
     }

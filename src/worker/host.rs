@@ -1,6 +1,7 @@
 //! The [`Host`] of the core inside the Worker: the runtime's clock, its random source, its
 //! `fetch`, and other FIFOs' objects for FIFOs run as commands.
 
+use super::method;
 use crate::host::{FifoAnswer, HttpRequest, HttpResponse, LocalFuture, Timestamp};
 use crate::{protocol, Host};
 use worker::{Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
@@ -126,15 +127,14 @@ impl WorkerHost {
         headers.set(protocol::REQUEST_ID, &new_request_id())?;
         headers.set(protocol::SOURCE, "command")?;
         let mut init = RequestInit::new();
-        init.with_method(Method::from(request.method.clone()))
-            .with_headers(headers);
+        init.with_headers(headers);
         if !request.body.is_empty() {
             init.with_body(Some(
                 js_sys::Uint8Array::from(request.body.as_slice()).into(),
             ));
         }
         let url = format!("https://fifo.internal/{name}{}", request.url);
-        let req = Request::new_with_init(&url, &init)?;
+        let req = method::request(&url, &init, &request.method)?;
         let stub = self
             .env
             .durable_object("FIFO")?
@@ -239,8 +239,7 @@ async fn fetch(request: HttpRequest) -> worker::Result<HttpResponse> {
         headers.append(name, value)?;
     }
     let mut init = RequestInit::new();
-    init.with_method(Method::from(request.method.to_ascii_uppercase()))
-        .with_headers(headers)
+    init.with_headers(headers)
         .with_redirect(if request.follow_redirects {
             RequestRedirect::Follow
         } else {
@@ -251,7 +250,7 @@ async fn fetch(request: HttpRequest) -> worker::Result<HttpResponse> {
             js_sys::Uint8Array::from(request.body.as_slice()).into(),
         ));
     }
-    let req = Request::new_with_init(&request.url, &init)?;
+    let req = method::request(&request.url, &init, &request.method.to_ascii_uppercase())?;
     let mut resp = Fetch::Request(req).send().await?;
     let headers = resp.headers().entries().collect();
     // The runtime's Response does not say where redirects led; the request's URL stands in.

@@ -9,6 +9,7 @@ mod fifo;
 mod host;
 mod http;
 mod mailer;
+mod method;
 mod objects;
 mod schema;
 mod shell;
@@ -42,7 +43,7 @@ pub fn size_text(n: f64) -> String {
 pub async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     install_panic_bridge();
     let url = req.url()?;
-    let method = req.method().to_string();
+    let method = method::of(&req);
     let page = !url.path().starts_with("/_/api/") && url.path() != "/bin/sh";
     let answer = match route::route(&method, url.path(), url.query().unwrap_or("")) {
         Ok(route) => serve(route, req, &env).await,

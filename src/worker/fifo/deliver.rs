@@ -10,9 +10,7 @@ use std::time::Duration;
 
 use futures_util::future::{select, Either};
 use serde::{Deserialize, Serialize};
-use worker::{
-    AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect,
-};
+use worker::{AbortController, Delay, Env, Fetch, Headers, RequestInit, RequestRedirect};
 
 use super::store::{Delivery, DeliveryState, Ran, Store};
 use super::Fifo;
@@ -559,13 +557,11 @@ async fn fetch(
         h.append(k, v).map_err(|e| format!("header {k}: {e}"))?;
     }
     let mut init = RequestInit::new();
-    init.with_method(Method::from(method.to_string()))
-        .with_headers(h)
-        .with_redirect(RequestRedirect::Manual);
+    init.with_headers(h).with_redirect(RequestRedirect::Manual);
     if !body.is_empty() && method != "GET" && method != "HEAD" {
         init.with_body(Some(js_sys::Uint8Array::from(body).into()));
     }
-    let req = Request::new_with_init(url, &init).map_err(|e| e.to_string())?;
+    let req = crate::worker::method::request(url, &init, method).map_err(|e| e.to_string())?;
     let controller = AbortController::default();
     let signal = controller.signal();
     let sending = Box::pin(async move {
@@ -609,12 +605,12 @@ async fn to_fifo(
         headers.set("Replay-Of", &stored.replay_of)?;
     }
     let mut init = RequestInit::new();
-    init.with_method(Method::from(stored.outgoing.method.clone()))
-        .with_headers(headers);
+    init.with_headers(headers);
     if !body.is_empty() && stored.outgoing.method != "GET" && stored.outgoing.method != "HEAD" {
         init.with_body(Some(js_sys::Uint8Array::from(body).into()));
     }
-    let req = Request::new_with_init(&format!("https://fifo.internal/{name}/"), &init)?;
+    let url = format!("https://fifo.internal/{name}/");
+    let req = crate::worker::method::request(&url, &init, &stored.outgoing.method)?;
     let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
     let mut resp = stub.fetch_with_request(req).await?;
     let content_type = resp.headers().get("content-type")?;

@@ -24,7 +24,7 @@ impl Fifo {
     /// A Request written into the FIFO, answered `304` where its conditions say so.
     pub(super) async fn serve(&self, req: Request) -> Result<Response, Failure> {
         self.counts.requests.set(self.counts.requests.get() + 1);
-        let method = req.method().to_string();
+        let method = crate::worker::method::of(&req);
         let asks = Conditions {
             if_none_match: req.headers().get("if-none-match")?,
             if_modified_since: req.headers().get("if-modified-since")?,
@@ -467,7 +467,7 @@ fn incoming(req: &Request, name: &str, body: Vec<u8>) -> Result<Incoming, Failur
         fifo: name.to_string(),
         request_id: internal(protocol::REQUEST_ID),
         source: Source::parse(&internal(protocol::SOURCE)),
-        method: req.method().to_string(),
+        method: crate::worker::method::of(req),
         path_info,
         query: url.query().unwrap_or("").to_string(),
         headers,
