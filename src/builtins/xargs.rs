@@ -185,7 +185,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 let n = if opt.key == "l" && opt.value.is_none() {
                     1
                 } else {
-                    match number(ctx.stderr, v, 'L', 1) {
+                    let letter = if opt.key == "l" { 'l' } else { 'L' };
+                    match number(ctx.stderr, v, letter, 1) {
                         Some(n) => n,
                         None => return Ok(1),
                     }
@@ -911,7 +912,8 @@ async fn run_batches<'c>(
     Ok((None, i))
 }
 
-/// `-I R`: one command per input line, with R replaced by the line in each argument.
+/// `-I R`: one command per input line, with R replaced by the line in each argument (in
+/// the initial arguments, as GNU's manual says: not in the command's name).
 async fn run_replace<'c>(
     ctx: &mut Ctx<'c>,
     runner: &mut Runner<'_, 'c>,
@@ -923,7 +925,14 @@ async fn run_replace<'c>(
         let argv: Vec<Vec<u8>> = runner
             .command
             .iter()
-            .map(|a| replace_all(a, r, &item.word))
+            .enumerate()
+            .map(|(i, a)| {
+                if i == 0 {
+                    a.clone()
+                } else {
+                    replace_all(a, r, &item.word)
+                }
+            })
             .collect();
         let len: usize = argv.iter().map(|a| arg_len(a)).sum();
         ctx.budget.spend_bytes(len)?;
