@@ -96,9 +96,11 @@ fn worse(a: Status, b: Status) -> Status {
     }
 }
 
+/// GNU's gunzip and zcat are scripts that run gzip: every message says "gzip".
+const PROG: &str = "gzip";
+
 pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result<Status> {
-    // GNU's gunzip and zcat are scripts that run gzip: every message says "gzip".
-    let prog = "gzip";
+    let prog = PROG;
     let parsed = match SPEC.parse(args.get(1..).unwrap_or(&[])) {
         Ok(p) => p,
         Err(msg) => {
@@ -498,7 +500,7 @@ async fn member(
         let len = u16::from_le_bytes([input.avail()[0], input.avail()[1]]) as usize;
         input.consume(2);
         if let Some(name) = verbose_name {
-            let note = format!("gzip: {name}: extra field of {len} bytes ignored\n");
+            let note = format!("{PROG}: {name}: extra field of {len} bytes ignored\n");
             ctx.stderr.extend_from_slice(note.as_bytes());
         }
         if !input.skip(len).await? {
