@@ -217,6 +217,46 @@ test("MKCOL where a file or directory is is 405; OPTIONS says DAV 1; other metho
   assert.equal(lock.headers.get("allow"), options.headers.get("allow"));
 });
 
+test("COPY and MOVE within the FIFO: rclone's server-side copyto and moveto, a directory moved onto another", async () => {
+  const lsf = async (dir) => (await rclone(["lsf", "-R", "--files-only", `s3:${BUCKET}/${dir}`])).stdout.split("\n").filter(Boolean).sort();
+  const copied = await rclone(["copyto", "-v", "dav:dir/with space.txt", "dav:moves/ü+ #copy.txt"]);
+  assert.match(copied.stderr, /Copied \(server-side copy\)/);
+  const moved = await rclone(["moveto", "-v", "dav:moves/ü+ #copy.txt", "dav:moves/moved.txt"]);
+  assert.match(moved.stderr, /Moved \(server-side\)/);
+  assert.deepEqual(await lsf("moves"), ["moved.txt"]);
+  assert.equal((await rclone(["cat", `s3:${BUCKET}/moves/moved.txt`])).stdout, "content of with space.txt\n");
+  const move = (from, to, headers = {}) => fetch(`${base}/files/${from}`, { method: "MOVE", headers: { Destination: to, ...headers } });
+  const copy = (from, to, headers = {}) => fetch(`${base}/files/${from}`, { method: "COPY", headers: { Destination: to, ...headers } });
+  // A directory, by a full URL and by a path, without and with its slash.
+  let r = await copy("dir", `${base}/files/moves/d1/`);
+  assert.equal(r.status, 201, await r.text());
+  r = await copy("dir/", "/files/moves/d2");
+  assert.equal(r.status, 201, await r.text());
+  const tree = (await lsf("dir")).filter((p) => !p.startsWith("secret"));
+  assert.deepEqual(await lsf("moves/d1"), tree);
+  // Onto a directory that exists: refused with Overwrite F; replaced (not merged) with T.
+  await rclone(["copyto", "dav:dir/a.json", "dav:moves/d2/only-in-d2.json"]);
+  r = await move("moves/d1/", `${base}/files/moves/d2/`, { Overwrite: "F" });
+  assert.equal(r.status, 412);
+  assert.match(await r.text(), /\/moves\/d2\/ exists \(Overwrite: F\)/);
+  r = await move("moves/d1/", `${base}/files/moves/d2/`);
+  assert.equal(r.status, 204, await r.text());
+  assert.deepEqual(await lsf("moves/d2"), tree);
+  assert.deepEqual(await lsf("moves/d1"), []);
+  r = await copy("moves/moved.txt", `${base}/files/moves/d2/a.json`, { Overwrite: "F" });
+  assert.equal(r.status, 412);
+  r = await move("moves/d2/", `${base}/files/moves/d2/inner/`);
+  assert.equal(r.status, 403);
+  assert.match(await r.text(), /cannot go into itself/);
+  r = await copy("moves/moved.txt", "http://elsewhere.example/other/x.txt");
+  assert.equal(r.status, 502);
+  assert.match(await r.text(), /Destination is not a path of \/files\//);
+  r = await copy("moves/nothing-here/", `${base}/files/moves/x/`);
+  assert.equal(r.status, 404);
+  await r.arrayBuffer();
+  await rclone(["purge", "dav:moves"]);
+});
+
 test("rclone purge of 2,500 keys deletes them 1,000 at a time", async () => {
   await rclone(["purge", "dav:many"]);
   assert.equal((await rclone(["lsjson", `s3:${BUCKET}/many`])).stdout, "[\n]\n");
