@@ -144,6 +144,18 @@ test("rclone lsjson -R through the FIFO lists what it lists from S3", async () =
   assert.equal(a.ModTime, "2024-01-02T03:04:05Z");
 });
 
+test("with S3_PREFIX the FIFO's root is the prefix: hrefs, and rclone's listing of it", async () => {
+  assert.equal((await api(base, "PUT", "fifos/sub?from=s3")).status, 201);
+  const vars = { S3_ENDPOINT: s3.url, S3_BUCKET: BUCKET, S3_ACCESS_KEY_ID: KEY, S3_SECRET_ACCESS_KEY: SECRET, S3_PREFIX: "dir/sub/" };
+  for (const [k, v] of Object.entries(vars)) assert.equal((await api(base, "PUT", `fifos/sub/vars/${k}`, v)).status, 200);
+  const r = await fetch(`${base}/sub/`, { method: "PROPFIND", headers: { Depth: "1" } });
+  assert.equal(r.status, 207);
+  assert.deepEqual(responses(await r.text()).map((e) => e.href), ["/sub/", "/sub/c.md", "/sub/deeper/"]);
+  fs.appendFileSync(confFile, `[davsub]\ntype = webdav\nurl = ${base}/sub/\nvendor = other\n`);
+  const dav = (await rclone(["lsjson", "-R", "davsub:"])).stdout;
+  assert.deepEqual(comparable(dav), comparable((await rclone(["lsjson", "-R", `s3:${BUCKET}/dir/sub`])).stdout));
+});
+
 test("rclone cat and copy from the FIFO give the bucket's bytes; check --download finds no difference", async () => {
   assert.equal((await rclone(["cat", "dav:dir/Ünï%+#.txt"])).stdout, "content of Ünï%+#.txt\n");
   const out = path.join(data, "out");
