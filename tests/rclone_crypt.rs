@@ -125,7 +125,7 @@ fn rclone_crypt_files() {
     let key2 = scrypt_key(password2, Some(salt));
     assert_eq!(
         key, "a9bb6a4fb054a7d9da7808ff56549472f3b6299a4b67741c7bfcfe6a0dec5323",
-        "RCLONE.md known answer"
+        "the data key real rclone derives from this password"
     );
     for (i, &n) in sizes.iter().enumerate() {
         let want = bytes(i as u64 + 1, n);

@@ -97,7 +97,7 @@ mod tests {
 
     #[test]
     fn rclone_known_answer() {
-        // RCLONE.md: password `fixture-password-1`, default salt (checked with rclone).
+        // Password `fixture-password-1`, default salt: the keys real rclone derives.
         let want = "a9bb6a4fb054a7d9da7808ff56549472f3b6299a4b67741c7bfcfe6a0dec5323\
                     3e93d6ed5c286a2b5e271ba344a1cd618ed249c4de419e6ba1777af670b5778e\
                     09b7cfc96027924a1dcbcdd27492b575\n";
