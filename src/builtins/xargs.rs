@@ -507,13 +507,16 @@ const UNMATCHED_DOUBLE: &str =
     "unmatched double quote; by default quotes are special to xargs unless you use the -0 option";
 
 /// The default input: words separated by blanks and newlines, with `'...'`, `"..."` and
-/// backslash quoting. A newline ends an input line unless a blank comes before it; so does
-/// the end of the input (`last`: this piece is the end).
+/// backslash quoting. Carriage returns, vertical tabs and form feeds are skipped between
+/// words and kept inside them, as GNU's. A newline ends an input line unless a blank comes
+/// before it or the line has no word; so does the end of the input (`last`: this piece is
+/// the end).
 fn read_words(input: &[u8], eof: Option<&[u8]>, last: bool) -> Read {
     let mut items: Vec<Item> = Vec::new();
     let mut word: Option<Vec<u8>> = None;
     let mut i = 0;
     let mut prev_blank = false;
+    let mut line_has_word = false;
     // Returns false when the word is the end-of-file string.
     let finish = |word: &mut Option<Vec<u8>>, items: &mut Vec<Item>| -> bool {
         if let Some(w) = word.take() {
@@ -538,16 +541,19 @@ fn read_words(input: &[u8], eof: Option<&[u8]>, last: bool) -> Read {
                 prev_blank = true;
                 continue;
             }
+            b'\r' | b'\x0b' | b'\x0c' if word.is_none() => continue,
             b'\n' => {
+                line_has_word |= word.is_some();
                 if !finish(&mut word, &mut items) {
                     return Read::ended_by_eof_string(items);
                 }
-                if !prev_blank {
+                if !prev_blank && line_has_word {
                     if let Some(last) = items.last_mut() {
                         last.line_end = true;
                     }
                 }
                 prev_blank = false;
+                line_has_word = false;
                 continue;
             }
             b'\\' => {
