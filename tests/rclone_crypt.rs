@@ -1,7 +1,7 @@
-//! `secretbox` and `scrypt` against the real rclone: files rclone crypt wrote open with
-//! `secretbox -d -K <key from scrypt>`, sealing again with the file's nonce gives rclone's
-//! bytes back, files `secretbox` sealed are read by `rclone cat`, and broken files fail
-//! with rclone's own words.
+//! `secretbox`, `scrypt` and `cryptname` against the real rclone: files rclone crypt wrote
+//! open with `secretbox -d -K <key from scrypt>`, sealing again with the file's nonce gives
+//! rclone's bytes back, files `secretbox` sealed are read by `rclone cat`, broken files fail
+//! with rclone's own words, and names encrypt as `rclone cryptdecode --reverse` does.
 //!
 //! rclone is found through `RCLONE` (the binary), then the directories of
 //! `MKFIFO_REF_PATH`, then `PATH`; without it the test says so and passes.
@@ -206,5 +206,155 @@ fn rclone_crypt_files() {
         // What both wrote before the failure agrees too.
         assert_eq!(r.stdout, out.stdout, "output before the failure, {name}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Names of every length up to EME's limit, in many alphabets, and paths of several
+/// segments (empty ones too).
+fn names() -> Vec<String> {
+    let alphabet: Vec<char> = "aZ09 -_.~%+#&<>'\"!@$()[]{};,=éßøπжЖ中文字😀\u{7f}\t"
+        .chars()
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for len in (1..=40).chain([63, 64, 65, 100, 127, 128, 129, 200, 255, 400, 1000, 2047]) {
+        // A name of `len` bytes at most, rclone's limit being on bytes.
+        let mut name = String::new();
+        loop {
+            let c = alphabet[next(alphabet.len() as u64) as usize];
+            if name.len() + c.len_utf8() > len {
+                break;
+            }
+            name.push(c);
+        }
+        if name.is_empty() {
+            name.push('a');
+        }
+        out.push(name);
+    }
+    for i in 0..40 {
+        let segs = 1 + next(5) as usize;
+        let path: Vec<String> = (0..segs)
+            .map(|j| {
+                if next(6) == 0 {
+                    String::new()
+                } else {
+                    format!("d{i}-{j}{}", "ж".repeat(next(12) as usize))
+                }
+            })
+            .collect();
+        out.push(path.join("/"));
+    }
+    out.extend(["sub/hello.txt", "/lead", "trail/", "a//b", "Ⅻ/.hidden"].map(String::from));
+    out
+}
+
+#[test]
+fn rclone_crypt_names() {
+    let Some(bin) = find_rclone() else {
+        eprintln!("SKIPPED: rclone not found (set RCLONE or MKFIFO_REF_PATH)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("mkfifo-rclone-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rc = Rclone {
+        bin,
+        conf: dir.join("empty.conf"),
+    };
+    std::fs::write(&rc.conf, "").unwrap();
+    let (password, salt) = ("fixture-password-2", "fixture-salt-2");
+    let conf = format!(
+        "[std]\ntype = crypt\nremote = {d}\npassword = {p}\npassword2 = {s}\n\n\
+         [b64]\ntype = crypt\nremote = {d}\npassword = {p}\npassword2 = {s}\nfilename_encoding = base64\n\n\
+         [files]\ntype = crypt\nremote = {d}\npassword = {p}\npassword2 = {s}\ndirectory_name_encryption = false\n\n\
+         [nosalt]\ntype = crypt\nremote = {d}\npassword = {p}\n",
+        d = dir.display(),
+        p = rc.obscure(password),
+        s = rc.obscure(salt),
+    );
+    rc.conf = dir.join("rclone.conf");
+    std::fs::write(&rc.conf, conf).unwrap();
+    let keys = |salt: Option<&str>| {
+        let mut args = vec!["scrypt"];
+        if let Some(s) = salt {
+            args.extend(["-s", s]);
+        }
+        args.push(password);
+        run(&args, b"").unwrap().stdout_str().trim_end().to_string()
+    };
+    let (salted, unsalted) = (keys(Some(salt)), keys(None));
+    let names = names();
+    let cases: [(&str, &str, &[&str]); 4] = [
+        ("std", &salted, &[]),
+        ("b64", &salted, &["-e", "base64"]),
+        ("files", &salted, &["-D"]),
+        ("nosalt", &unsalted, &[]),
+    ];
+    for (remote, key, opts) in cases {
+        // cryptdecode takes at most 10 names a run.
+        let remote_arg = format!("{remote}:");
+        let mut text = String::new();
+        for chunk in names.chunks(10) {
+            let mut args: Vec<&str> = vec!["cryptdecode", "--reverse", &remote_arg, "--"];
+            args.extend(chunk.iter().map(String::as_str));
+            let out = rc.cmd(&args);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            text.push_str(&String::from_utf8(out.stdout).unwrap());
+        }
+        let want: Vec<&str> = text
+            .lines()
+            .map(|l| l.split_once(" \t ").map(|(_, e)| e).unwrap_or("?"))
+            .collect();
+        assert_eq!(want.len(), names.len(), "{remote}: {text}");
+
+        let mut ours: Vec<&str> = vec!["cryptname", "-K", key];
+        ours.extend(opts);
+        ours.push("--");
+        ours.extend(names.iter().map(String::as_str));
+        let r = run(&ours, b"").unwrap();
+        assert_eq!((r.status, r.stderr_str()), (0, String::new()), "{remote}");
+        let got = r.stdout_str();
+        let got: Vec<&str> = got.lines().collect();
+        for ((name, w), g) in names.iter().zip(&want).zip(&got) {
+            assert_eq!(g, w, "{remote}: the name {name:?}");
+        }
+
+        // And back, from stdin, as a listing would come.
+        let mut back: Vec<&str> = vec!["cryptname", "-d", "-K", key];
+        back.extend(opts);
+        let listing = want.join("\n") + "\n";
+        let r = run(&back, listing.as_bytes()).unwrap();
+        assert_eq!(
+            (r.status, r.stderr_str()),
+            (0, String::new()),
+            "{remote} -d"
+        );
+        assert_eq!(r.stdout_str(), names.join("\n") + "\n", "{remote} -d");
+    }
+    // A name that rclone cannot decrypt, cryptname cannot either.
+    let out = rc.cmd(&["cryptdecode", "std:", "zzzz", "0123456789abcdef"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("Failed to decrypt")
+            .count()
+            == 2
+    );
+    let r = run(
+        &["cryptname", "-d", "-K", &salted, "zzzz", "0123456789abcdef"],
+        b"",
+    )
+    .unwrap();
+    assert_eq!((r.status, r.stdout_str()), (1, "\n\n".to_string()));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -19,6 +19,7 @@ mod base64;
 mod basename;
 mod basenc;
 mod cat;
+mod cryptname;
 mod curl;
 mod cut;
 pub(crate) mod date;
@@ -97,6 +98,7 @@ pub static TABLE: &[(&str, Run)] = &[
     ("basename", tool!(basename)),
     ("basenc", tool!(basenc)),
     ("cat", tool!(cat)),
+    ("cryptname", tool!(cryptname)),
     ("curl", tool!(curl)),
     ("cut", tool!(cut)),
     ("date", tool!(date)),

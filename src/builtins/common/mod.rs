@@ -4,6 +4,7 @@ pub mod args;
 pub mod baseenc;
 pub mod deflate;
 pub mod digest;
+pub mod eme;
 pub mod float;
 pub mod format;
 pub mod gzip;
