@@ -21,6 +21,7 @@ const MAX_HEADER_BYTES = 32 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";
 const ACCEL_HEADER_PREFIX = "x-accel-header-";
 const ERRORS_TO_HEADER = "x-mkfifo-errors-to";
+const LENGTH_HEADER = "x-mkfifo-length";
 
 // A Rust panic traps the wasm instance inside a microtask, so the promise of the call
 // never settles. The panic hook calls __onRustPanic; every call in flight is rejected so
@@ -159,7 +160,18 @@ async function callFifo(env, name, request) {
   // A passthrough keeps whom to tell of its failure (it never reaches the client).
   const errorsTo = resp.headers.get(ERRORS_TO_HEADER);
   if (errorsTo && headers.has("x-accel-redirect")) headers.set(ERRORS_TO_HEADER, errorsTo);
-  return new Response(resp.body, { status: resp.status, statusText: resp.statusText, headers });
+  // The length a script told for its streamed answer: held to it (a body of another
+  // length fails, as a lying Content-Length must), and shown on a HEAD.
+  let body = resp.body;
+  const told = resp.headers.get(LENGTH_HEADER);
+  if (told !== null && request.method === "HEAD") {
+    headers.set("content-length", told);
+  } else if (told !== null && body) {
+    const fixed = new FixedLengthStream(Number(told));
+    body.pipeTo(fixed.writable).catch(() => {});
+    body = fixed.readable;
+  }
+  return new Response(body, { status: resp.status, statusText: resp.statusText, headers });
 }
 
 // The object answered with X-Accel-Redirect: make that request (its body is the object's

@@ -44,6 +44,10 @@ pub const ACCEL_HEADER_PREFIX: &str = "x-accel-header-";
 /// to the object with the operation [`PASSTHROUGH_FAILED`], which logs the failure and
 /// reports it to them.
 pub const ERRORS_TO: &str = "x-mkfifo-errors-to";
+/// The `Content-Length` a script's answer gave in its CGI header block. A streamed body's
+/// length is not known to the runtime, so the entry module holds the answer to it (a
+/// `FixedLengthStream`), and a `HEAD` answer carries it.
+pub const LENGTH: &str = "x-mkfifo-length";
 
 /// Who asks a Fifo object for an operation: the operator (or the Worker itself), or an
 /// account, named by its object's id. An account sees only the FIFOs it owns.

@@ -568,8 +568,16 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
 
     // the inputs
     let mut files = Vec::new();
+    // With -n jq reads stdin only for `input` and `inputs`: a script's later commands
+    // still have it (`jq -n ...; cat`).
+    let reads_stdin = !o.null_input || program.contains("input");
     if o.files.is_empty() {
-        files.push((Val::str("<stdin>".to_string()), ctx.stdin.read_all().await?));
+        let data = if reads_stdin {
+            ctx.stdin.read_all().await?
+        } else {
+            Vec::new()
+        };
+        files.push((Val::str("<stdin>".to_string()), data));
     } else {
         for f in &o.files {
             match open(ctx, f).await? {

@@ -436,6 +436,11 @@ pub fn cgi_answer(
                 let (name, value) = (name.trim(), value.trim());
                 if name.eq_ignore_ascii_case("status") {
                     status = parse_status(value).or(status);
+                } else if name.eq_ignore_ascii_case("content-length") {
+                    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+                        headers.retain(|(k, _)| k != crate::protocol::LENGTH);
+                        headers.push((crate::protocol::LENGTH.into(), value.to_string()));
+                    }
                 } else if !is_hop_by_hop(name) {
                     headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
                     headers.push((name.to_string(), value.to_string()));
@@ -553,6 +558,33 @@ mod tests {
         assert!(headers.contains(&("X-Kind".into(), "POST".into())));
         assert!(headers.contains(&("X-Extra".into(), "1".into())));
         assert!(p.steps > 0);
+    }
+
+    #[test]
+    fn a_told_length_is_kept_for_the_entry_module() {
+        let p = plan(
+            "To: -\n\nprintf 'Content-Type: a/b\\nContent-Length: 12\\n\\n'\n",
+            &request(""),
+            &[],
+            &[],
+        );
+        let Ok(Routed::Answer { headers, .. }) = p.result else {
+            panic!("{p:?}")
+        };
+        assert!(headers.contains(&(crate::protocol::LENGTH.into(), "12".into())));
+        assert!(!headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-length")));
+        let p = plan(
+            "To: -\n\nprintf 'Content-Type: a/b\\nContent-Length: 1x\\n\\n'\n",
+            &request(""),
+            &[],
+            &[],
+        );
+        let Ok(Routed::Answer { headers, .. }) = p.result else {
+            panic!("{p:?}")
+        };
+        assert!(!headers.iter().any(|(k, _)| k == crate::protocol::LENGTH));
     }
 
     #[test]

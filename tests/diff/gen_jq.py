@@ -187,6 +187,11 @@ def cases(rng):
                     (["-n"], "1, error(\"x\"), 2"), (["-ne"], "false"), (["-ne"], "empty"),
                     (["-ne"], "1"), (["-n", "--raw-output0"], "\"a\", \"b\""), (["-n"], "halt")]:
         yield case(rng, f, "", opts)
+    # -n reads no input unless the program asks for it: the next command has stdin
+    for f in ["1", "$ENV | type", "input", "[inputs]"]:
+        c = case(rng, f, "1 2\n3\n", ["-nc"])
+        c["script"] += "; cat"
+        yield c
     # local time: TZ names a zone (also one with DST in the south, and a POSIX rule)
     moments = ["0", "-1.5", "1700000000.25", "1690000000", "1e10", "-1e10", "1e18"]
     for tz in ["Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Sydney",

@@ -257,6 +257,21 @@ export async function startRcloneS3(dir, key, secret) {
   return { url, stop, log: () => log };
 }
 
+// Runs the reference rclone with the config file `confFile` in UTC, without blocking (the
+// Worker's log must drain while rclone talks to it): its status, stdout and stderr. With
+// `ok` (the default) a failure throws with what rclone said.
+export async function runRclone(confFile, args, { ok = true } = {}) {
+  const child = spawn(RCLONE, ["--config", confFile, ...args], { env: { ...process.env, TZ: "UTC" } });
+  const out = [];
+  const err = [];
+  child.stdout.on("data", (d) => out.push(d));
+  child.stderr.on("data", (d) => err.push(d));
+  const status = await new Promise((resolve) => child.on("close", resolve));
+  const r = { status, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+  if (ok && r.status !== 0) throw new Error(`rclone ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  return r;
+}
+
 // Runs the reference rclone with `config` (the text of an rclone.conf) in UTC; its stdout.
 export function rclone(config, args, input) {
   const dir = tempDir("mkfifo-rclone-");

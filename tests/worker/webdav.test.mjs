@@ -4,12 +4,11 @@
 // the FIFO is compared with what it sees in the bucket directly; crypt remotes layered on
 // each read what the other wrote.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { api, RCLONE, startRcloneS3, startWorker, tempDir } from "./harness.mjs";
+import { api, runRclone, startRcloneS3, startWorker, tempDir } from "./harness.mjs";
 
 const KEY = "AKIDMKFIFODAV";
 const SECRET = "dav/s3cr3t+=";
@@ -18,19 +17,8 @@ const names = ["a.json", "with space.txt", "Ünï%+#.txt", "a&b<c>.txt", "empty"
 const when = new Date("2024-01-02T03:04:05.123Z");
 let data, s3, worker, confFile, base;
 
-// rclone with the test's remotes, in UTC: its status, stdout and stderr. A failure throws
-// with what rclone said. Not spawnSync: the Worker's log must drain while rclone runs.
-async function rclone(args, { ok = true } = {}) {
-  const child = spawn(RCLONE, ["--config", confFile, ...args], { env: { ...process.env, TZ: "UTC" } });
-  const out = [];
-  const err = [];
-  child.stdout.on("data", (d) => out.push(d));
-  child.stderr.on("data", (d) => err.push(d));
-  const status = await new Promise((resolve) => child.on("close", resolve));
-  const r = { status, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
-  if (ok) assert.equal(r.status, 0, `rclone ${args.join(" ")}: ${r.stderr}`);
-  return r;
-}
+// rclone with the test's remotes (see runRclone).
+const rclone = (args, options) => runRclone(confFile, args, options);
 // A listing reduced to what both backends can say: WebDAV times are whole seconds, its
 // directories carry no time and size -1; entries in path order.
 const comparable = (json) =>
