@@ -70,6 +70,19 @@ pub trait Host {
     /// Performs an HTTP request. `Err` is a transport failure (no answer at all), with a
     /// message in the style of curl's (`Could not resolve host: x`).
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, String>>;
+    /// As [`Host::fetch`], with the body as a stream to read as it comes (the answer's
+    /// `body` is then empty). The Worker hands over the platform's stream, so that a large
+    /// download is never held whole; by default the body is fetched whole.
+    fn fetch_stream(
+        &self,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, Result<(HttpResponse, crate::stream::Stdin), String>> {
+        Box::pin(async move {
+            let mut resp = self.fetch(request).await?;
+            let body = std::mem::take(&mut resp.body);
+            Ok((resp, crate::stream::Stdin::bytes(body)))
+        })
+    }
     /// Runs FIFO `name` as a command (`NAME ARGS` in a script): `stdin` is the Request's
     /// body and `args` its `$1...`. `Ok(None)` when there is no FIFO of that name, so the
     /// shell reports "command not found".

@@ -715,7 +715,16 @@ async fn transfer(
     if o.verbose {
         verbose_request(ctx, &request);
     }
-    let answer: std::result::Result<HttpResponse, String> = ctx.http(request.clone()).await?;
+    // The body goes to stdout as it comes, unless -w asks for what is known at the end.
+    let streamed = o.write_out.is_none() && *output == Output::Stdout;
+    let (answer, mut body_stream) = if streamed {
+        match ctx.http_stream(request.clone()).await? {
+            Ok((resp, body)) => (Ok(resp), Some(body)),
+            Err(e) => (Err(e), None),
+        }
+    } else {
+        (ctx.http(request.clone()).await?, None)
+    };
     let mut done = Done {
         url: &url,
         method: &method,
@@ -751,11 +760,36 @@ async fn transfer(
     if o.include || o.head {
         sink.extend_from_slice(&head);
     }
-    if !o.head && (!failed || o.fail_with_body) {
+    let wants_body = !o.head && (!failed || o.fail_with_body);
+    if wants_body {
         sink.extend_from_slice(&resp.body);
     }
     if *output == Output::Stdout {
         ctx.stdout.extend_from_slice(&sink);
+    }
+    if let (Some(body), true) = (body_stream.take(), wants_body) {
+        // Counted as one whole body would be, however the platform cuts it.
+        let mut meter = crate::budget::ByteMeter::default();
+        loop {
+            match body.read().await {
+                Ok(Some(chunk)) => {
+                    meter.add(ctx.budget, chunk.len())?;
+                    ctx.stdout.extend_from_slice(&chunk);
+                    ctx.flush_some().await?;
+                }
+                Ok(None) => {
+                    meter.finish(ctx.budget)?;
+                    break;
+                }
+                // The connection failed in the middle of the body.
+                Err(crate::error::Error::Fatal(why)) => {
+                    let msg = format!("Failure when receiving data from the peer: {why}");
+                    complain(ctx, o, 56, &msg);
+                    return Ok(56);
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
     let code = if failed {
         let msg = format!("The requested URL returned error: {}", resp.status);

@@ -209,6 +209,18 @@ impl Caches {
 /// failure in curl's words.
 pub trait Net {
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<Result<HttpResponse, String>>>;
+    /// As `fetch`, with the body as a stream (see [`Host::fetch_stream`]).
+    fn fetch_stream(
+        &self,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, Result<Result<(HttpResponse, Stdin), String>>> {
+        Box::pin(async move {
+            Ok(self.fetch(request).await?.map(|mut resp| {
+                let body = std::mem::take(&mut resp.body);
+                (resp, Stdin::bytes(body))
+            }))
+        })
+    }
     /// A Request to FIFO `name` at the sub-path `request.url` (see [`Host::fifo_request`]);
     /// `Ok(None)`: no such FIFO.
     fn fifo(
@@ -282,10 +294,10 @@ impl Ctx<'_> {
             });
         }
         if let Some(url) = as_url(operand) {
-            return Ok(match self.net.fetch(HttpRequest::get(url)).await? {
+            return Ok(match self.net.fetch_stream(HttpRequest::get(url)).await? {
                 Err(reason) => Err(reason),
-                Ok(resp) if (200..300).contains(&resp.status) => Ok(Stdin::bytes(resp.body)),
-                Ok(resp) => Err(format!("The requested URL returned error: {}", resp.status)),
+                Ok((resp, body)) if (200..300).contains(&resp.status) => Ok(body),
+                Ok((resp, _)) => Err(format!("The requested URL returned error: {}", resp.status)),
             });
         }
         if let Some((name, path)) = as_fifo_path(operand) {
@@ -307,6 +319,14 @@ impl Ctx<'_> {
         request: HttpRequest,
     ) -> Result<std::result::Result<HttpResponse, String>> {
         self.net.fetch(request).await
+    }
+
+    /// Performs an HTTP request whose body is read as it comes (see [`Host::fetch_stream`]).
+    pub async fn http_stream(
+        &mut self,
+        request: HttpRequest,
+    ) -> Result<std::result::Result<(HttpResponse, Stdin), String>> {
+        self.net.fetch_stream(request).await
     }
 
     /// Hands what is buffered on: stderr first, then stdout (a tool's stderr is

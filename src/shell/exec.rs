@@ -120,6 +120,16 @@ impl Net for Shared<'_> {
         })
     }
 
+    fn fetch_stream(
+        &self,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, crate::error::Result<Result<(HttpResponse, Stdin), String>>> {
+        Box::pin(async move {
+            self.count_subrequest(None)?;
+            Ok(self.host.fetch_stream(request).await)
+        })
+    }
+
     fn fifo(
         &self,
         name: &str,

@@ -3,7 +3,12 @@
 
 use super::method;
 use crate::host::{FifoAnswer, HttpRequest, HttpResponse, LocalFuture, Timestamp};
+use crate::stream::{ByteStream, Stdin};
 use crate::{protocol, Host};
+use futures_util::stream::Stream;
+use std::cell::RefCell;
+use std::pin::Pin;
+use std::rc::Rc;
 use worker::{Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 /// How many FIFOs a chain may pass through before it is stopped as a loop.
@@ -72,7 +77,28 @@ impl Host for WorkerHost {
     }
 
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, String>> {
-        Box::pin(async move { fetch(request).await.map_err(|e| e.to_string()) })
+        Box::pin(async move {
+            let (head, mut resp) = send(&request).await.map_err(|e| e.to_string())?;
+            let body = resp.bytes().await.map_err(|e| e.to_string())?;
+            Ok(HttpResponse { body, ..head })
+        })
+    }
+
+    fn fetch_stream(
+        &self,
+        request: HttpRequest,
+    ) -> LocalFuture<'_, Result<(HttpResponse, Stdin), String>> {
+        Box::pin(async move {
+            let (head, mut resp) = send(&request).await.map_err(|e| e.to_string())?;
+            let body = match resp.stream() {
+                Ok(stream) => Stdin::outside(Box::new(PlatformStream(Rc::new(RefCell::new(
+                    Box::pin(stream),
+                ))))),
+                // No body at all (a 204, a HEAD).
+                Err(_) => Stdin::default(),
+            };
+            Ok((head, body))
+        })
     }
 
     fn fifo_request(
@@ -177,7 +203,9 @@ impl WorkerHost {
             url: target,
             follow_redirects: false,
         };
-        fetch(passed).await.map(Some)
+        let (head, mut resp) = send(&passed).await?;
+        let body = resp.bytes().await?;
+        Ok(Some(HttpResponse { body, ..head }))
     }
 
     async fn call(
@@ -233,7 +261,25 @@ impl WorkerHost {
     }
 }
 
-async fn fetch(request: HttpRequest) -> worker::Result<HttpResponse> {
+/// A response body as the platform delivers it.
+struct PlatformStream(Rc<RefCell<Pin<Box<worker::ByteStream>>>>);
+
+impl ByteStream for PlatformStream {
+    fn next_chunk(&mut self) -> LocalFuture<'static, Result<Option<Vec<u8>>, String>> {
+        let inner = self.0.clone();
+        Box::pin(async move {
+            match std::future::poll_fn(|cx| inner.borrow_mut().as_mut().poll_next(cx)).await {
+                None => Ok(None),
+                Some(Ok(chunk)) => Ok(Some(chunk)),
+                Some(Err(e)) => Err(format!("the answer's body: {e}")),
+            }
+        })
+    }
+}
+
+/// Sends `request`: the answer's status and headers (its body empty), and the runtime's
+/// Response to read the body from.
+async fn send(request: &HttpRequest) -> worker::Result<(HttpResponse, worker::Response)> {
     let headers = Headers::new();
     for (name, value) in &request.headers {
         headers.append(name, value)?;
@@ -251,16 +297,15 @@ async fn fetch(request: HttpRequest) -> worker::Result<HttpResponse> {
         ));
     }
     let req = method::request(&request.url, &init, &request.method.to_ascii_uppercase())?;
-    let mut resp = Fetch::Request(req).send().await?;
-    let headers = resp.headers().entries().collect();
-    // The runtime's Response does not say where redirects led; the request's URL stands in.
-    let url = request.url.clone();
-    let body = resp.bytes().await?;
-    Ok(HttpResponse {
+    let resp = Fetch::Request(req).send().await?;
+    let head = HttpResponse {
         status: resp.status_code(),
         reason: String::new(),
-        headers,
-        body,
-        url,
-    })
+        headers: resp.headers().entries().collect(),
+        body: Vec::new(),
+        // The runtime's Response does not say where redirects led; the request's URL
+        // stands in.
+        url: request.url.clone(),
+    };
+    Ok((head, resp))
 }

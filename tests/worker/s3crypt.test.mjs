@@ -9,7 +9,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { api, runRclone, startRcloneS3, startWorker, tempDir } from "./harness.mjs";
+import { api, runRclone, startRcloneS3, startWorker, tempDir, TOKEN } from "./harness.mjs";
 
 const KEY = "AKIDMKFIFOCRYPT";
 const SECRET = "crypt/s3cr3t";
@@ -18,6 +18,7 @@ const PASSWORD = "a crypt password";
 const [PASSWORD2, SALT] = ["second password", "the salt, password2"];
 // rclone's salt when password2 is empty.
 const DEFAULT_SALT = Buffer.from("a80df43a8fbd0308a7cab83e581f86b1", "hex");
+const MiB = 1 << 20;
 const files = {
   "notes/ünï %+#.txt": Buffer.from("secret text\n"),
   "notes/a&b.json": Buffer.from('{"a": 1}\n'),
@@ -53,7 +54,11 @@ before(async () => {
     fs.mkdirSync(path.dirname(path.join(plain, name)), { recursive: true });
     fs.writeFileSync(path.join(plain, name), bytes);
   }
-  [s3, worker] = await Promise.all([startRcloneS3(data, KEY, SECRET), startWorker()]);
+  // MKFIFO_STATS for the WebAssembly memory; steps for a 100 MiB file.
+  [s3, worker] = await Promise.all([
+    startRcloneS3(data, KEY, SECRET),
+    startWorker({ vars: { MKFIFO_STATS: "1", MKFIFO_STEPS: "100000000" } }),
+  ]);
   base = worker.base;
   confFile = path.join(data, "rclone.conf");
   fs.writeFileSync(confFile, `[s3]\ntype = s3\nprovider = Rclone\nendpoint = ${s3.url}\naccess_key_id = ${KEY}\nsecret_access_key = ${SECRET}\n`);
@@ -178,4 +183,35 @@ test("with the wrong password nothing decrypts: the listing is empty and files a
   const bad = await fetch(`${base}/badkeys/`);
   assert.equal(bad.status, 500);
   assert.match(await bad.text(), /CRYPT_KEYS is what scrypt prints/);
+});
+
+test("a 100 MiB encrypted file streams out decrypted in bounded memory", async () => {
+  const dir = path.join(data, "huge");
+  fs.mkdirSync(dir);
+  const bytes = crypto.randomBytes(100 * MiB);
+  fs.writeFileSync(path.join(dir, "100m.bin"), bytes);
+  await rclone(["copy", dir, "vault:huge"]);
+  // The memory never shrinks, and scrypt (16 MiB) may have run before: what counts is how
+  // much the download adds, through a FIFO given its keys (no scrypt in this Request).
+  // Held whole, the file alone would add 100 MiB.
+  const keys = crypto.scryptSync(PASSWORD, DEFAULT_SALT, 80, { N: 16384, r: 8, p: 1, maxmem: 64 << 20 }).toString("hex");
+  await crypticFifo("hugekeys", { S3_PREFIX: "vault/", CRYPT_KEYS: keys });
+  const memory = async () =>
+    (await (await fetch(`${base}/_/stats`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()).wasm_memory_bytes;
+  const before = await memory();
+  const r = await fetch(`${base}/hugekeys/huge/100m.bin`, { headers: { "Accept-Encoding": "identity" } });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("content-length"), String(100 * MiB));
+  const hash = crypto.createHash("sha256");
+  let got = 0;
+  for await (const chunk of r.body) {
+    hash.update(chunk);
+    got += chunk.length;
+  }
+  assert.equal(got, 100 * MiB);
+  assert.equal(hash.digest("hex"), crypto.createHash("sha256").update(bytes).digest("hex"));
+  const after = await memory();
+  assert.ok(after - before < 8 * MiB, `WebAssembly memory ${before} -> ${after} bytes over a 100 MiB file`);
+  assert.ok(after < 64 * MiB, `WebAssembly memory ${after} bytes`);
+  await rclone(["purge", "vault:huge"]);
 });
