@@ -88,33 +88,33 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             };
             let list = list.read_all().await?;
             ctx.budget.spend_bytes(list.len())?;
-            let mut names = Vec::new();
+            // Empty names stay in their place: each is reported where GNU comes to it,
+            // and counts toward the total line.
             let body = list.strip_suffix(b"\0").unwrap_or(&list);
-            for (i, name) in body.split(|&b| b == 0).enumerate() {
-                if list.is_empty() {
-                    break;
-                }
-                if name.is_empty() {
-                    let msg = format!(
-                        "wc: {}:{}: invalid zero-length file name\n",
-                        quote_name(from),
-                        i + 1
-                    );
-                    ctx.stderr.extend_from_slice(msg.as_bytes());
-                    status = 1;
-                    continue;
-                }
-                names.push(name.to_vec());
-            }
             files0_mode = true;
-            names
+            if list.is_empty() {
+                Vec::new()
+            } else {
+                body.split(|&b| b == 0).map(<[u8]>::to_vec).collect()
+            }
         }
     };
     // Count everything first: GNU sizes the columns from the inputs before printing.
     let mut rows: Vec<(Vec<u8>, Counts)> = Vec::new();
     let mut regular_size: u64 = 0;
     let mut from_stdin = false;
-    for name in &names {
+    for (i, name) in names.iter().enumerate() {
+        if files0_mode && name.is_empty() {
+            let from = files0.as_deref().unwrap_or_default();
+            let msg = format!(
+                "wc: {}:{}: invalid zero-length file name\n",
+                quote_name(from),
+                i + 1
+            );
+            ctx.stderr.extend_from_slice(msg.as_bytes());
+            status = 1;
+            continue;
+        }
         if name == b"-" && files0.as_deref() == Some(b"-") {
             ctx.stderr.extend_from_slice(
                 b"wc: when reading file names from stdin, no file name of '-' allowed\n",

@@ -123,13 +123,9 @@ fn delimiter(v: &[u8]) -> Option<u8> {
 }
 
 pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
-    let parsed = match SPEC.parse(&args[1..]) {
-        Ok(p) => p,
-        Err(msg) => {
-            usage_error(ctx.stderr, "xargs", &msg);
-            return Ok(1);
-        }
-    };
+    // GNU checks each option as getopt hands it over: a bad value before a bad option
+    // is what it reports.
+    let (parsed, bad_option) = SPEC.parse_in_order(&args[1..]);
     let mut o = Options {
         delim: None,
         eof: None,
@@ -268,6 +264,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             "x" => o.exit_on_size = true,
             _ => {}
         }
+    }
+    if let Some(msg) = bad_option {
+        usage_error(ctx.stderr, "xargs", &msg);
+        return Ok(1);
     }
     if o.delim.is_some() && o.eof.is_some() {
         warn(
@@ -942,6 +942,19 @@ async fn run_replace<'c>(
             .collect();
         let len: usize = argv.iter().map(|a| arg_len(a)).sum();
         ctx.budget.spend_bytes(len)?;
+        // GNU's words, by what does not fit: the item alone, the command's name, or the
+        // whole line (its "command too long", for some sizes in between, is not modelled).
+        if arg_len(&item.word) > size {
+            warn(ctx.stderr, "argument line too long");
+            return Ok(Some(runner.fatal()));
+        }
+        if runner.command.first().map_or(0, |c| arg_len(c)) > size {
+            warn(
+                ctx.stderr,
+                "cannot fit single argument within argument list size limit",
+            );
+            return Ok(Some(runner.fatal()));
+        }
         if len > size {
             warn(ctx.stderr, "argument list too long");
             return Ok(Some(runner.fatal()));

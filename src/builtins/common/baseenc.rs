@@ -558,14 +558,15 @@ const SPEC_BASE: Spec = Spec {
 
 const SPEC_BASENC: Spec = Spec {
     short: "diw:",
+    // In GNU's order: an ambiguous --base lists its possibilities so.
     long: &[
-        long("base16", Arg::No, None),
-        long("base2lsbf", Arg::No, None),
-        long("base2msbf", Arg::No, None),
-        long("base32", Arg::No, None),
-        long("base32hex", Arg::No, None),
         long("base64", Arg::No, None),
         long("base64url", Arg::No, None),
+        long("base32", Arg::No, None),
+        long("base32hex", Arg::No, None),
+        long("base16", Arg::No, None),
+        long("base2msbf", Arg::No, None),
+        long("base2lsbf", Arg::No, None),
         long("decode", Arg::No, Some('d')),
         long("ignore-garbage", Arg::No, Some('i')),
         long("wrap", Arg::Required, Some('w')),

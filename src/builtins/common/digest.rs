@@ -253,10 +253,13 @@ pub async fn run_sum(ctx: &mut Ctx<'_>, args: &[Vec<u8>], base: Algo) -> Result<
                     o.algo = Algo::Blake2b(if bits == 0 { 64 } else { bits / 8 });
                 }
                 Err(why) => {
+                    // Not a number: GNU says only that much.
                     let shown = String::from_utf8_lossy(opt.value());
-                    ctx.stderr.extend_from_slice(
-                        format!("{prog}: invalid length: '{shown}'\n{prog}: {why}\n").as_bytes(),
-                    );
+                    let mut msg = format!("{prog}: invalid length: '{shown}'\n");
+                    if !why.is_empty() {
+                        msg.push_str(&format!("{prog}: {why}\n"));
+                    }
+                    ctx.stderr.extend_from_slice(msg.as_bytes());
                     return Ok(1);
                 }
             },
@@ -313,6 +316,9 @@ fn parse_length(v: &[u8]) -> std::result::Result<usize, &'static str> {
 
 /// Combinations of options GNU refuses, in the order it looks at them.
 fn conflict(o: &Options) -> Option<&'static str> {
+    if o.tag && o.binary == Some(false) {
+        return Some("--tag does not support --text mode");
+    }
     if o.zero && o.check {
         return Some("the --zero option is not supported when verifying checksums");
     }
@@ -321,9 +327,6 @@ fn conflict(o: &Options) -> Option<&'static str> {
     }
     if o.binary.is_some() && o.check {
         return Some("the --binary and --text options are meaningless when verifying checksums");
-    }
-    if o.tag && o.binary == Some(false) {
-        return Some("--tag does not support --text mode");
     }
     if !o.check {
         if o.ignore_missing {
@@ -543,8 +546,11 @@ async fn check_list(
         }
     }
     if o.ignore_missing && !t.matched_or_read {
-        ctx.stderr
-            .extend_from_slice(format!("{prog}: {shown_list}: no file was verified\n").as_bytes());
+        // --status: the exit status alone says it.
+        if o.verbosity != Verbosity::Status {
+            let msg = format!("{prog}: {shown_list}: no file was verified\n");
+            ctx.stderr.extend_from_slice(msg.as_bytes());
+        }
         return Ok(1);
     }
     let bad = t.mismatched > 0 || t.unreadable > 0 || (o.strict && t.improper > 0);
