@@ -81,17 +81,26 @@ function listing(keys) {
   return Buffer.from(JSON.stringify({ Prefix: "photos/2026/", Contents: contents, CommonPrefixes: [{ Prefix: "photos/2026/raw/" }] }));
 }
 
-const sigv4 = fs.readFileSync(path.join(ROOT, "bench/sigv4.sh"), "utf8");
-const sigv4Vars = [
-  "AWS_ACCESS_KEY_ID=AKIDEXAMPLE",
-  "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-  "AWS_REGION=us-east-1",
-  "METHOD=GET",
-  "HOST=examplebucket.s3.amazonaws.com",
-  "URI_PATH=/photos/a.jpg",
-  "QUERY=",
-  "AMZ_DATE=20261130T000000Z",
-].join("\n");
+// The s3 envelope's own definitions (everything before its dispatch on the method), as
+// the prelude of its cases: what is measured is the code that serves a bucket.
+const s3Envelope = fs.readFileSync(path.join(ROOT, "envelopes/s3"), "utf8");
+const s3Prelude =
+  "S3_ENDPOINT=http://127.0.0.1:9 S3_BUCKET=bkt S3_ACCESS_KEY_ID=AKIDEXAMPLE\n" +
+  "S3_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n" +
+  s3Envelope.slice(s3Envelope.indexOf("\nTo: -\n") + 7, s3Envelope.indexOf('\ncase "$REQUEST_METHOD" in')) +
+  "\n";
+// One page of ListObjectsV2 as S3 answers it: 1,000 keys and a common prefix.
+function listObjectsPage(keys) {
+  const contents = Array.from({ length: keys }, (_, i) => {
+    const etag = crypto.createHash("md5").update(String(i)).digest("hex");
+    const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    return `<Contents><Key>photos/2026/${String(i).padStart(5, "0")}-img &amp; co.jpg</Key><LastModified>${time}</LastModified>` +
+      `<ETag>&#34;${etag}&#34;</ETag><Size>${1000 + i}</Size><StorageClass>STANDARD</StorageClass></Contents>`;
+  });
+  return Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+    `<Name>bkt</Name><Prefix>photos/2026/</Prefix><KeyCount>${keys + 1}</KeyCount><MaxKeys>1000</MaxKeys><Delimiter>/</Delimiter>` +
+    `<IsTruncated>false</IsTruncated>${contents.join("")}<CommonPrefixes><Prefix>photos/2026/raw/</Prefix></CommonPrefixes></ListBucketResult>`);
+}
 const lsjsonFilter = fs.existsSync(path.join(ROOT, "bench/s3-lsjson.jq"))
   ? fs.readFileSync(path.join(ROOT, "bench/s3-lsjson.jq"), "utf8")
   : null;
@@ -108,7 +117,14 @@ const cases = [
   { name: "base64 over 8 MiB", input: text(8 * MiB, 3), op: `printf '%s' "$x" | base64`, bytes: 8 * MiB, n: 3 },
   { name: "gzip -1 over 8 MiB", input: text(8 * MiB, 3), op: `printf '%s' "$x" | gzip -1`, bytes: 8 * MiB, n: 3 },
   { name: "rclone's scrypt", input: Buffer.from("pw"), op: `scrypt fixture-password-1`, n: 3 },
-  { name: "AWS SigV4 script (26 commands)", input: Buffer.from(""), op: `(${sigv4Vars.replace(/\n/g, "; ")}; ${sigv4.replace(/^#.*$/gm, "").trim().replace(/\n/g, "; ")}) </dev/null`, n: 41 },
+  { name: "the s3 envelope's SigV4 signature (sign)", input: Buffer.from(""), prelude: s3Prelude, op: `sign GET /bkt/photos/a.jpg '' UNSIGNED-PAYLOAD ''`, n: 41 },
+  {
+    name: "the s3 envelope's listing of a 1,000-key page as lsjson (page_filter, lsjson_filter)",
+    input: listObjectsPage(1000),
+    prelude: s3Prelude,
+    op: `printf '%s' "$x" | jq -Rrs "$page_filter" | tail -n +2 | jq -rs --arg prefix photos/2026/ --argjson recursive false --arg now 2026-01-01T00:00:00.000000000Z "$lsjson_filter"`,
+    n: 5,
+  },
   { name: "jq .a on a small value", input: Buffer.from('{"a":{"b":[1,2,3]},"c":"x"}'), op: `printf '%s' "$x" | jq -c .a`, n: 201 },
   { name: "jq -c . over 256 KiB", input: jsonBody(256 * 1024), op: `printf '%s' "$x" | jq -c .`, bytes: 256 * 1024, n: 9 },
 ];
@@ -386,7 +402,7 @@ async function main() {
     for (const c of cases) {
       if (ONLY && !c.name.includes(ONLY)) continue;
       // A jq filter rides in $f from a here-document: scripts have no files to keep it in.
-      const prefix = c.filter ? `f=$(cat <<'FILTER'\n${c.filter}\nFILTER\n)\n` : "";
+      const prefix = (c.prelude || "") + (c.filter ? `f=$(cat <<'FILTER'\n${c.filter}\nFILTER\n)\n` : "");
       const op = c.filter ? `printf '%s' "$x" | jq -r "$f"` : c.op;
       const text = (k) => prefix + script({ op }, k);
       // An envelope holds at most 1 MiB: that bounds the lines of a script.
