@@ -256,6 +256,41 @@ mod tests {
     }
 
     #[test]
+    fn random_names_never_panic_and_round_trip() {
+        // Random bytes as names to decrypt (never a panic: a message or a name), and random
+        // names through encryption and back.
+        let k = "0123456789abcdef".repeat(6);
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..300 {
+            let len = (next() % 120) as usize;
+            let alphabet: &[u8] = if round % 2 == 0 {
+                b"0123456789abcdefghijklmnopqrstuvABCDEFGHIJKLMNOPQRSTUV/=-_"
+            } else {
+                b"\x00\xff/ a\xc3\xa9\t"
+            };
+            let name: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .filter(|&b| b != b'\n')
+                .collect();
+            let name = String::from_utf8_lossy(&name).into_owned();
+            for enc in ["base32", "base64"] {
+                let r = run(&["cryptname", "-d", "-e", enc, "-K", &k, "--", &name], b"").unwrap();
+                assert!(r.status == 0 || r.stderr_str().contains("not an encrypted name"));
+                let e = run(&["cryptname", "-e", enc, "-K", &k, "--", &name], b"").unwrap();
+                assert_eq!(e.status, 0, "{name:?}");
+                let back = run(&["cryptname", "-d", "-e", enc, "-K", &k], &e.stdout).unwrap();
+                assert_eq!(back.stdout_str(), format!("{name}\n"), "{name:?} {enc}");
+            }
+        }
+    }
+
+    #[test]
     fn usage() {
         let r = run(&["cryptname", "x"], b"").unwrap();
         assert_eq!(r.status, 1);
