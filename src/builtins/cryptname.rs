@@ -103,11 +103,12 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     for name in &names {
         ctx.budget.spend(1)?;
         ctx.budget.spend_bytes(name.len())?;
-        let answer = if decrypt {
-            decrypt_path(&keys, encoding, plain_dirs, name)
+        let direction = if decrypt {
+            Direction::Decrypt
         } else {
-            encrypt_path(&keys, encoding, plain_dirs, name)
+            Direction::Encrypt
         };
+        let answer = name_path(&keys, encoding, plain_dirs, name, direction);
         match answer {
             Ok(out) => ctx.stdout.extend_from_slice(&out),
             Err(why) => {
@@ -156,63 +157,71 @@ fn map_segments(
     Ok(out)
 }
 
-fn encrypt_path(
+/// The path with each segment enciphered (or, `-d`, deciphered).
+fn name_path(
     keys: &Keys,
     encoding: Encoding,
     plain_dirs: bool,
     path: &[u8],
+    direction: Direction,
 ) -> std::result::Result<Vec<u8>, String> {
-    map_segments(path, plain_dirs, |seg| {
-        let pad = 16 - seg.len() % 16;
-        let mut data = seg.to_vec();
-        data.resize(seg.len() + pad, pad as u8);
-        if data.len() > MAX_BLOCKS * 16 {
-            return Err(format!(
-                "a segment of {} bytes is too long (at most {})",
-                seg.len(),
-                MAX_BLOCKS * 16 - 1
-            ));
-        }
-        eme::transform(&keys.key, &keys.tweak, &mut data, Direction::Encrypt);
-        Ok(match encoding {
-            Encoding::Base32 => BASE32HEX_NOPAD.encode(&data).to_ascii_lowercase(),
-            Encoding::Base64 => BASE64URL_NOPAD.encode(&data),
-        }
-        .into_bytes())
+    map_segments(path, plain_dirs, |seg| match direction {
+        Direction::Encrypt => encrypt_segment(keys, encoding, seg),
+        Direction::Decrypt => decrypt_segment(keys, encoding, seg),
     })
 }
 
-fn decrypt_path(
+fn encrypt_segment(
     keys: &Keys,
     encoding: Encoding,
-    plain_dirs: bool,
-    path: &[u8],
+    seg: &[u8],
 ) -> std::result::Result<Vec<u8>, String> {
-    map_segments(path, plain_dirs, |seg| {
-        let decoded = match encoding {
-            // rclone reads base32 names in either case.
-            Encoding::Base32 => BASE32HEX_NOPAD.decode(&seg.to_ascii_uppercase()),
-            Encoding::Base64 => BASE64URL_NOPAD.decode(seg),
-        };
-        let mut data = decoded.map_err(|_| "not an encrypted name: bad encoding".to_string())?;
-        if data.is_empty() || !data.len().is_multiple_of(16) {
-            return Err("not an encrypted name: not a multiple of 16 bytes".into());
-        }
-        if data.len() > MAX_BLOCKS * 16 {
-            return Err("not an encrypted name: too long".into());
-        }
-        eme::transform(&keys.key, &keys.tweak, &mut data, Direction::Decrypt);
-        let pad = usize::from(data[data.len() - 1]);
-        let padded = (1..=16).contains(&pad)
-            && data[data.len() - pad..]
-                .iter()
-                .all(|&b| usize::from(b) == pad);
-        if !padded {
-            return Err("not an encrypted name: bad padding (another key?)".into());
-        }
-        data.truncate(data.len() - pad);
-        Ok(data)
-    })
+    let pad = 16 - seg.len() % 16;
+    let mut data = seg.to_vec();
+    data.resize(seg.len() + pad, pad as u8);
+    if data.len() > MAX_BLOCKS * 16 {
+        return Err(format!(
+            "a segment of {} bytes is too long (at most {})",
+            seg.len(),
+            MAX_BLOCKS * 16 - 1
+        ));
+    }
+    eme::transform(&keys.key, &keys.tweak, &mut data, Direction::Encrypt);
+    Ok(match encoding {
+        Encoding::Base32 => BASE32HEX_NOPAD.encode(&data).to_ascii_lowercase(),
+        Encoding::Base64 => BASE64URL_NOPAD.encode(&data),
+    }
+    .into_bytes())
+}
+
+fn decrypt_segment(
+    keys: &Keys,
+    encoding: Encoding,
+    seg: &[u8],
+) -> std::result::Result<Vec<u8>, String> {
+    let decoded = match encoding {
+        // rclone reads base32 names in either case.
+        Encoding::Base32 => BASE32HEX_NOPAD.decode(&seg.to_ascii_uppercase()),
+        Encoding::Base64 => BASE64URL_NOPAD.decode(seg),
+    };
+    let mut data = decoded.map_err(|_| "not an encrypted name: bad encoding".to_string())?;
+    if data.is_empty() || !data.len().is_multiple_of(16) {
+        return Err("not an encrypted name: not a multiple of 16 bytes".into());
+    }
+    if data.len() > MAX_BLOCKS * 16 {
+        return Err("not an encrypted name: too long".into());
+    }
+    eme::transform(&keys.key, &keys.tweak, &mut data, Direction::Decrypt);
+    let pad = usize::from(data[data.len() - 1]);
+    let padded = (1..=16).contains(&pad)
+        && data[data.len() - pad..]
+            .iter()
+            .all(|&b| usize::from(b) == pad);
+    if !padded {
+        return Err("not an encrypted name: bad padding (another key?)".into());
+    }
+    data.truncate(data.len() - pad);
+    Ok(data)
 }
 
 #[cfg(test)]
