@@ -52,6 +52,12 @@ pub struct HttpResponse {
 }
 
 impl HttpResponse {
+    /// The answer without its body, and the body as a stream of bytes known in full.
+    pub fn into_stream(mut self) -> (HttpResponse, crate::stream::Stdin) {
+        let body = std::mem::take(&mut self.body);
+        (self, crate::stream::Stdin::bytes(body))
+    }
+
     /// The first header named `name`, compared without regard to case.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -77,11 +83,7 @@ pub trait Host {
         &self,
         request: HttpRequest,
     ) -> LocalFuture<'_, Result<(HttpResponse, crate::stream::Stdin), String>> {
-        Box::pin(async move {
-            let mut resp = self.fetch(request).await?;
-            let body = std::mem::take(&mut resp.body);
-            Ok((resp, crate::stream::Stdin::bytes(body)))
-        })
+        Box::pin(async move { Ok(self.fetch(request).await?.into_stream()) })
     }
     /// Runs FIFO `name` as a command (`NAME ARGS` in a script): `stdin` is the Request's
     /// body and `args` its `$1...`. `Ok(None)` when there is no FIFO of that name, so the

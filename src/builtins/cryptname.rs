@@ -99,17 +99,16 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     } else {
         parsed.operands.clone()
     };
+    let direction = if decrypt {
+        Direction::Decrypt
+    } else {
+        Direction::Encrypt
+    };
     let mut status = 0;
     for name in &names {
         ctx.budget.spend(1)?;
         ctx.budget.spend_bytes(name.len())?;
-        let direction = if decrypt {
-            Direction::Decrypt
-        } else {
-            Direction::Encrypt
-        };
-        let answer = name_path(&keys, encoding, plain_dirs, name, direction);
-        match answer {
+        match name_path(&keys, encoding, plain_dirs, name, direction) {
             Ok(out) => ctx.stdout.extend_from_slice(&out),
             Err(why) => {
                 let msg = format!("{NAME}: {}: {why}\n", quote_name(name));

@@ -214,12 +214,7 @@ pub trait Net {
         &self,
         request: HttpRequest,
     ) -> LocalFuture<'_, Result<Result<(HttpResponse, Stdin), String>>> {
-        Box::pin(async move {
-            Ok(self.fetch(request).await?.map(|mut resp| {
-                let body = std::mem::take(&mut resp.body);
-                (resp, Stdin::bytes(body))
-            }))
-        })
+        Box::pin(async move { Ok(self.fetch(request).await?.map(HttpResponse::into_stream)) })
     }
     /// A Request to FIFO `name` at the sub-path `request.url` (see [`Host::fifo_request`]);
     /// `Ok(None)`: no such FIFO.

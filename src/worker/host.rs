@@ -91,9 +91,7 @@ impl Host for WorkerHost {
         Box::pin(async move {
             let (head, mut resp) = send(&request).await.map_err(|e| e.to_string())?;
             let body = match resp.stream() {
-                Ok(stream) => Stdin::outside(Box::new(PlatformStream(Rc::new(RefCell::new(
-                    Box::pin(stream),
-                ))))),
+                Ok(stream) => Stdin::outside(Box::new(PlatformStream::new(stream))),
                 // No body at all (a 204, a HEAD).
                 Err(_) => Stdin::default(),
             };
@@ -261,8 +259,15 @@ impl WorkerHost {
     }
 }
 
-/// A response body as the platform delivers it.
-struct PlatformStream(Rc<RefCell<Pin<Box<worker::ByteStream>>>>);
+/// A body as the platform delivers it (an answer's, or the Request's under
+/// [`super::fifo::answer::BodyStream`]); an error is the runtime's own words.
+pub struct PlatformStream(Rc<RefCell<Pin<Box<worker::ByteStream>>>>);
+
+impl PlatformStream {
+    pub fn new(stream: worker::ByteStream) -> Self {
+        PlatformStream(Rc::new(RefCell::new(Box::pin(stream))))
+    }
+}
 
 impl ByteStream for PlatformStream {
     fn next_chunk(&mut self) -> LocalFuture<'static, Result<Option<Vec<u8>>, String>> {
@@ -271,7 +276,7 @@ impl ByteStream for PlatformStream {
             match std::future::poll_fn(|cx| inner.borrow_mut().as_mut().poll_next(cx)).await {
                 None => Ok(None),
                 Some(Ok(chunk)) => Ok(Some(chunk)),
-                Some(Err(e)) => Err(format!("the answer's body: {e}")),
+                Some(Err(e)) => Err(e.to_string()),
             }
         })
     }

@@ -22,7 +22,7 @@ use crate::envelope::run::{cgi_answer, script_failure, Routed, Streamed};
 use crate::host::LocalFuture;
 use crate::shell::{Outcome, Shell};
 use crate::stream::{ByteStream, Out, Pipe, Stdin};
-use crate::worker::host::{now_ms, WorkerHost};
+use crate::worker::host::{now_ms, PlatformStream, WorkerHost};
 use crate::worker::http::{headers_of, whole, Failure};
 
 /// Output held back before an answer starts: a whole pipe's worth.
@@ -37,7 +37,7 @@ pub struct BodySeen {
 
 /// The Request's body as the platform delivers it, up to `limit` bytes.
 pub struct BodyStream {
-    inner: Rc<RefCell<Pin<Box<worker::ByteStream>>>>,
+    inner: PlatformStream,
     seen: Rc<BodySeen>,
     limit: usize,
 }
@@ -46,7 +46,7 @@ impl BodyStream {
     pub fn new(body: worker::ByteStream, limit: usize) -> (Self, Rc<BodySeen>) {
         let seen = Rc::new(BodySeen::default());
         let stream = BodyStream {
-            inner: Rc::new(RefCell::new(Box::pin(body))),
+            inner: PlatformStream::new(body),
             seen: seen.clone(),
             limit,
         };
@@ -56,15 +56,14 @@ impl BodyStream {
 
 impl ByteStream for BodyStream {
     fn next_chunk(&mut self) -> LocalFuture<'static, Result<Option<Vec<u8>>, String>> {
-        let inner = self.inner.clone();
+        let next = self.inner.next_chunk();
         let seen = self.seen.clone();
         let limit = self.limit;
         Box::pin(async move {
-            let next = std::future::poll_fn(|cx| inner.borrow_mut().as_mut().poll_next(cx)).await;
-            match next {
-                None => Ok(None),
-                Some(Err(e)) => Err(format!("the Request's body: {e}")),
-                Some(Ok(chunk)) => {
+            match next.await {
+                Ok(None) => Ok(None),
+                Err(e) => Err(format!("the Request's body: {e}")),
+                Ok(Some(chunk)) => {
                     let total = seen.bytes.get() + chunk.len();
                     seen.bytes.set(total);
                     if total > limit {
