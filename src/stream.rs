@@ -165,6 +165,15 @@ impl StdinInner {
     }
 }
 
+/// Empty pending bytes, shared: a pipe's reader starts with them, so that each stage of a
+/// pipeline costs no allocation for them.
+fn no_pending() -> Rc<Vec<u8>> {
+    thread_local! {
+        static EMPTY: Rc<Vec<u8>> = Rc::default();
+    }
+    EMPTY.with(Rc::clone)
+}
+
 struct StdinInner {
     /// Bytes taken from the feed and not yet read.
     pending: Rc<Vec<u8>>,
@@ -205,12 +214,12 @@ impl Stdin {
 
     /// The reading end of a pipe.
     pub fn pipe(pipe: Rc<Pipe>) -> Self {
-        Stdin::with(Rc::default(), Feed::Pipe(pipe))
+        Stdin::with(no_pending(), Feed::Pipe(pipe))
     }
 
     /// A stream from outside (the Request's body, a process's stdin).
     pub fn outside(stream: Box<dyn ByteStream>) -> Self {
-        Stdin::with(Rc::default(), Feed::Outside { stream, next: None })
+        Stdin::with(no_pending(), Feed::Outside { stream, next: None })
     }
 
     /// The next bytes, as many as are at hand; `None` at the end.
@@ -309,7 +318,7 @@ impl Stdin {
             p.close_read();
         }
         s.feed = Feed::Done;
-        s.pending = Rc::default();
+        s.pending = no_pending();
         s.pos = 0;
     }
 }

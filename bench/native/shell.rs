@@ -1,12 +1,15 @@
 //! Timings of the shell, natively (`cargo bench --profile native --bench shell`): a 5-stage pipeline per run, and a 30-line script parsed with and
-//! without the parse cache.
+//! without the parse cache. An argument keeps only the rows whose label contains it.
 
 fn main() {
     use mkfifo::host::FixedHost;
     use mkfifo::shell::{Job, Shell};
     use std::time::Instant;
 
-    fn per_run(label: &str, n: u32, mut f: impl FnMut(u32)) {
+    fn per_run(only: &Option<String>, label: &str, n: u32, mut f: impl FnMut(u32)) {
+        if only.as_deref().is_some_and(|o| !label.contains(o)) {
+            return;
+        }
         for i in 0..n / 10 {
             f(i);
         }
@@ -18,6 +21,7 @@ fn main() {
         println!("{label:<48} {us:>9.2} us");
     }
 
+    let only = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let host = FixedHost::default();
     let mut shell = Shell::new();
     let job = |script: &str| Job {
@@ -44,7 +48,7 @@ fn main() {
             "{script}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
-        per_run(&format!("run: {script:.40}"), 20_000, |_| {
+        per_run(&only, &format!("run: {script:.40}"), 20_000, |_| {
             pollster::block_on(shell.run(&host, job(script)));
         });
     }
@@ -63,13 +67,13 @@ fn main() {
         .collect();
     let script = lines.join("\n");
     assert!(shell.check(script.as_bytes()).is_ok());
-    per_run("parse 30-line script: cache hit", 100_000, |_| {
+    per_run(&only, "parse 30-line script: cache hit", 100_000, |_| {
         let _ = shell.check(script.as_bytes());
     });
-    per_run("parse 30-line script: parser alone", 20_000, |_| {
+    per_run(&only, "parse 30-line script: parser alone", 20_000, |_| {
         let _ = mkfifo::shell::parse::Parser::parse_top(script.as_bytes());
     });
-    per_run("parse 30-line script: cache miss", 20_000, |i| {
+    per_run(&only, "parse 30-line script: cache miss", 20_000, |i| {
         let s = format!("{script}\n# {i}");
         let _ = shell.check(s.as_bytes());
     });

@@ -24,6 +24,7 @@ use crate::builtins::{self, Caches, Ctx, Net, Run};
 use crate::error::{Error, Status};
 use crate::host::{Host, HttpRequest, HttpResponse, LocalFuture};
 use crate::stream::{join_stages, Out, Pipe, Stdin};
+use smallvec::{smallvec, SmallVec};
 
 /// How deep function calls, subshells and substitutions may nest.
 pub const MAX_DEPTH: u32 = 200;
@@ -143,14 +144,19 @@ impl Net for Shared<'_> {
     }
 }
 
+/// The stacks of a shell's outputs and inputs: a few entries each, kept inline because every
+/// pipeline stage makes a pair.
+pub type Sinks = SmallVec<[Out; 4]>;
+pub type Inputs = SmallVec<[Stdin; 2]>;
+
 pub struct Exec<'s> {
     pub sh: &'s Shared<'s>,
     pub st: State,
     /// Where output goes: 0 is the command's stdout, 1 its stderr, then substitutions,
     /// used as a stack.
-    pub sinks: Vec<Out>,
+    pub sinks: Sinks,
     /// Inputs: 0 is the command's stdin, then here-documents and redirections, as a stack.
-    pub inputs: Vec<Stdin>,
+    pub inputs: Inputs,
     pub depth: u32,
     /// Inside a condition (`if`, `while`, `&&`, `!`...): `set -e` does not apply.
     pub cond: u32,
@@ -169,8 +175,8 @@ impl<'s> Exec<'s> {
         Exec {
             sh,
             st: State::default(),
-            sinks: vec![out, err],
-            inputs: vec![stdin],
+            sinks: smallvec![out, err],
+            inputs: smallvec![stdin],
             depth: 0,
             cond: 0,
             line: 1,
@@ -192,8 +198,8 @@ impl<'s> Exec<'s> {
         Exec {
             sh: self.sh,
             st: self.st.clone(),
-            sinks: vec![out, err],
-            inputs: vec![stdin],
+            sinks: smallvec![out, err],
+            inputs: smallvec![stdin],
             depth: self.depth,
             cond: self.cond,
             line: self.line,

@@ -7,7 +7,7 @@
 //! command changes them for the rest of the shell (or subshell), as POSIX says.
 
 use super::ast::{Redir, RedirOp, RedirTarget};
-use super::exec::{Exec, Io, R};
+use super::exec::{Exec, Inputs, Io, Sinks, R};
 use crate::error::Status;
 use crate::stream::{Out, Stdin};
 
@@ -33,8 +33,8 @@ pub struct Mark {
 /// A shell's streams as a subshell starts: what `exec` in it changes is put back when it
 /// ends (a subshell is a process of its own; its fds are not its parent's).
 pub struct Streams {
-    sinks: Vec<Out>,
-    inputs: Vec<Stdin>,
+    sinks: Sinks,
+    inputs: Inputs,
     fds: [Fd; 7],
 }
 
