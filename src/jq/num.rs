@@ -99,52 +99,146 @@ fn parse_dec(text: &str) -> Option<Dec<'_>> {
     })
 }
 
-/// decNumber's to-scientific-string of a literal, or `None` when the literal is out of
-/// decNumber's range (jq then uses the double).
-pub fn canonical(text: &str) -> Option<String> {
-    let d = parse_dec(text)?;
-    let mut out = String::with_capacity(text.len() + 4);
-    if d.neg {
-        out.push('-');
+/// decNumber's smallest exponent for jq 1.7.1's literals (below it, a literal rounds).
+const ETINY: i64 = -1_147_483_646;
+/// decNumber's largest adjusted exponent; past it the literal overflows to a double.
+const EMAX: i64 = 999_999_999;
+
+/// Writes a number literal (digits with an optional point, an optional exponent; an
+/// optional `-`) in jq 1.7.1's canonical form: decNumber's scientific string of the
+/// literal. False, with nothing written, when it overflows decNumber (jq then uses the
+/// double).
+pub fn write_canonical(out: &mut Vec<u8>, tok: &[u8]) -> bool {
+    let neg = tok.first() == Some(&b'-');
+    let body = if neg { &tok[1..] } else { tok };
+    let mut digits: Vec<u8> = Vec::with_capacity(body.len());
+    let mut frac: i64 = 0;
+    let mut i = 0;
+    let mut in_frac = false;
+    while let Some(&c) = body.get(i) {
+        match c {
+            b'0'..=b'9' => {
+                digits.push(c);
+                if in_frac {
+                    frac += 1;
+                }
+            }
+            b'.' => in_frac = true,
+            _ => break,
+        }
+        i += 1;
     }
-    let digits: &[u8] = if d.digits.is_empty() { b"0" } else { &d.digits };
-    let n = digits.len() as i64;
-    let adjusted = d.exp.saturating_add(n - 1);
-    if !d.digits.is_empty() && !(-999_999_999..=999_999_999).contains(&adjusted) {
-        return None;
+    let mut exp: i64 = 0;
+    if matches!(body.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let eneg = body.get(i) == Some(&b'-');
+        if matches!(body.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        while let Some(c) = body.get(i).filter(|c| c.is_ascii_digit()) {
+            exp = exp.saturating_mul(10).saturating_add(i64::from(c - b'0'));
+            i += 1;
+        }
+        if eneg {
+            exp = -exp;
+        }
     }
-    let as_str = |ds: &[u8]| String::from_utf8_lossy(ds).into_owned();
-    if d.exp <= 0 && adjusted >= -6 {
-        if d.exp == 0 {
-            out.push_str(&as_str(digits));
+    // The coefficient without leading zeros ("0" for zero), and its exponent.
+    let lead = digits.iter().take_while(|&&c| c == b'0').count();
+    let mut coef: Vec<u8> = digits.get(lead..).unwrap_or_default().to_vec();
+    let mut e = exp.saturating_sub(frac);
+    let zero = coef.is_empty();
+    if zero {
+        coef.push(b'0');
+    }
+    let sign = |out: &mut Vec<u8>| {
+        if neg {
+            out.push(b'-');
+        }
+    };
+    if zero {
+        e = e.clamp(ETINY, EMAX);
+    } else {
+        let adjusted = e.saturating_add(coef.len() as i64 - 1);
+        if adjusted > EMAX {
+            return false;
+        }
+        if e < ETINY {
+            // Round half up at ETINY.
+            let shift = ETINY.saturating_sub(e);
+            let keep = (coef.len() as i64).saturating_sub(shift);
+            let round_up;
+            if keep < 0 {
+                coef = vec![b'0'];
+                round_up = false;
+            } else {
+                let k = keep as usize;
+                round_up = coef.get(k).is_some_and(|&c| c >= b'5');
+                coef.truncate(k);
+            }
+            if round_up {
+                // Add one to the kept digits.
+                let mut carry = true;
+                for d in coef.iter_mut().rev() {
+                    if *d == b'9' {
+                        *d = b'0';
+                    } else {
+                        *d += 1;
+                        carry = false;
+                        break;
+                    }
+                }
+                if carry {
+                    coef.insert(0, b'1');
+                }
+            }
+            let lead = coef.iter().take_while(|&&c| c == b'0').count();
+            coef.drain(..lead.min(coef.len().saturating_sub(1)));
+            if coef.is_empty() {
+                coef.push(b'0');
+            }
+            e = ETINY;
+        }
+    }
+    sign(out);
+    let len = coef.len() as i64;
+    let adjusted = e + (len - 1);
+    if e <= 0 && adjusted >= -6 {
+        if e == 0 {
+            out.extend_from_slice(&coef);
         } else {
-            let point = n + d.exp;
+            let point = len + e;
             if point > 0 {
                 let p = point as usize;
-                out.push_str(&as_str(&digits[..p]));
-                out.push('.');
-                out.push_str(&as_str(&digits[p..]));
+                out.extend_from_slice(&coef[..p]);
+                out.push(b'.');
+                out.extend_from_slice(&coef[p..]);
             } else {
-                out.push_str("0.");
-                for _ in 0..(-point) {
-                    out.push('0');
-                }
-                out.push_str(&as_str(digits));
+                out.extend_from_slice(b"0.");
+                out.extend(std::iter::repeat_n(b'0', (-point) as usize));
+                out.extend_from_slice(&coef);
             }
         }
     } else {
-        out.push(digits[0] as char);
-        if n > 1 {
-            out.push('.');
-            out.push_str(&as_str(&digits[1..]));
+        out.push(coef[0]);
+        if len > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&coef[1..]);
         }
-        out.push('E');
-        if adjusted >= 0 {
-            out.push('+');
-        }
-        out.push_str(&adjusted.to_string());
+        out.push(b'E');
+        out.push(if adjusted >= 0 { b'+' } else { b'-' });
+        out.extend_from_slice(adjusted.unsigned_abs().to_string().as_bytes());
     }
-    Some(out)
+    true
+}
+
+/// [`write_canonical`] as a string.
+pub fn canonical(text: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(text.len() + 4);
+    if !write_canonical(&mut out, text.as_bytes()) {
+        return None;
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Compares two literals exactly, as decNumber does.

@@ -6,6 +6,8 @@
 //! digits), so that `printf '%.20f' 0.1` prints what GNU prints. Callers spend steps: the
 //! work here is bounded by the requested precision and the number's size.
 
+use std::cmp::Ordering;
+
 use rustc_apfloat::ieee::X87DoubleExtended;
 use rustc_apfloat::{Float, Round, Status};
 
@@ -60,6 +62,8 @@ pub struct Parsed {
     pub value: Ld,
     pub end: usize,
     pub range_error: bool,
+    /// The size of a decimal conversion in 32-bit words, about (see [`Shape::work`]).
+    pub work: u64,
 }
 
 fn is_space(b: u8) -> bool {
@@ -77,6 +81,7 @@ pub fn strtold(s: &[u8]) -> Parsed {
         value: Ld::ZERO,
         end: 0,
         range_error: false,
+        work: 0,
     };
     let mut i = 0;
     while i < s.len() && is_space(s[i]) {
@@ -92,6 +97,7 @@ pub fn strtold(s: &[u8]) -> Parsed {
         value: if neg { -v } else { v },
         end: i + len,
         range_error: false,
+        work: 0,
     };
     if starts_with_ci(rest, b"infinity") {
         return special(Ld::INFINITY, 8);
@@ -101,6 +107,7 @@ pub fn strtold(s: &[u8]) -> Parsed {
     }
     if starts_with_ci(rest, b"nan") {
         let mut len = 3;
+        let mut mant = QNAN;
         if rest.get(3) == Some(&b'(') {
             let inner = rest[4..]
                 .iter()
@@ -108,9 +115,12 @@ pub fn strtold(s: &[u8]) -> Parsed {
                 .count();
             if rest.get(4 + inner) == Some(&b')') {
                 len = 5 + inner;
+                if let Some(p) = nan_payload(&rest[4..4 + inner]) {
+                    mant |= p & !QNAN;
+                }
             }
         }
-        return special(Ld::NAN, len);
+        return special(Ld::from_bits((0x7fff << 64) | u128::from(mant)), len);
     }
     // Hexadecimal: 0x, then hex digits with at most one point, at least one digit.
     if rest.len() > 2 && rest[0] == b'0' && (rest[1] | 0x20) == b'x' {
@@ -137,8 +147,139 @@ pub fn strtold(s: &[u8]) -> Parsed {
     }
     let exp_len = scan_exponent(&rest[digits..], b'e');
     let len = digits + exp_len;
-    let text = std::str::from_utf8(&rest[..len]).unwrap_or("0");
-    convert(text, neg, i + len)
+    let shape = Shape::of(&rest[..digits], exponent_value(&rest[digits..len]));
+    let mut p = if shape.sig > MAX_DIGITS {
+        convert(&shape.shortened(&rest[..digits]), neg, i + len)
+    } else {
+        convert(
+            std::str::from_utf8(&rest[..len]).unwrap_or("0"),
+            neg,
+            i + len,
+        )
+    };
+    p.work = shape.work();
+    p
+}
+
+/// The significand and exponent bits of glibc's default quiet NaN.
+const QNAN: u64 = 0xC000_0000_0000_0000;
+
+/// Significant decimal digits kept. A value halfway between two long doubles has at most
+/// about 11,500 of them (the halfway points between denormals), so digits past this
+/// many only tell whether the value is above the digits kept, which one sticky digit
+/// says as well; and the conversion's cost grows with the square of the digits.
+const MAX_DIGITS: usize = 12_000;
+
+/// A decimal number's digits: where the first nonzero one is, how many follow it (itself
+/// included), where the point is, and the value of the exponent.
+struct Shape {
+    first: usize,
+    sig: usize,
+    point: usize,
+    exp: i64,
+}
+
+impl Shape {
+    fn of(digits: &[u8], exp: i64) -> Shape {
+        let first = digits
+            .iter()
+            .position(|&b| b != b'0' && b != b'.')
+            .unwrap_or(digits.len());
+        let point = digits
+            .iter()
+            .position(|&b| b == b'.')
+            .unwrap_or(digits.len());
+        Shape {
+            first,
+            sig: digits.len() - first - usize::from(point > first && point < digits.len()),
+            point,
+            exp,
+        }
+    }
+
+    /// The power of ten of the digit at `k` (the point not counted as a digit).
+    fn power(&self, k: usize) -> i64 {
+        self.point as i64 - k as i64 - i64::from(k < self.point)
+    }
+
+    /// The size of the conversion in 32-bit words, about: the significand as an integer
+    /// and the power of ten that scales it (0 for zero and for what is out of range at
+    /// a glance). For the caller's step count.
+    fn work(&self) -> u64 {
+        if self.sig == 0 {
+            return 0;
+        }
+        let lead = self.exp.saturating_add(self.power(self.first));
+        if !(-4955..=4934).contains(&lead) {
+            return 0;
+        }
+        let scale = lead.saturating_sub(self.sig as i64 - 1).unsigned_abs();
+        // log2(10) / 32 is about 10 / 96; and a word for each of the two at least.
+        (self.sig as u64 + scale) * 10 / 96 + 2
+    }
+
+    /// The first [`MAX_DIGITS`] significant digits, a sticky `1` when a nonzero digit
+    /// follows them, and the exponent that puts them in place.
+    fn shortened(&self, digits: &[u8]) -> String {
+        let mut text = String::with_capacity(MAX_DIGITS + 24);
+        let mut kept = 0;
+        let mut last = 0i64;
+        let mut sticky = false;
+        for (k, &b) in digits.iter().enumerate().skip(self.first) {
+            if b == b'.' {
+                continue;
+            }
+            if kept < MAX_DIGITS {
+                text.push(char::from(b));
+                kept += 1;
+                last = self.power(k);
+            } else if b != b'0' {
+                sticky = true;
+                break;
+            }
+        }
+        if sticky {
+            text.push('1');
+            last -= 1;
+        }
+        text.push('e');
+        text.push_str(&self.exp.saturating_add(last).to_string());
+        text
+    }
+}
+
+/// The value of `e[+-]digits`, clamped far past any finite long double's exponent.
+fn exponent_value(exp: &[u8]) -> i64 {
+    let body = exp.get(1..).unwrap_or_default();
+    let (neg, digits) = match body.first() {
+        Some(b'-') => (true, &body[1..]),
+        Some(b'+') => (false, &body[1..]),
+        _ => (false, body),
+    };
+    let v = digits
+        .iter()
+        .fold(0i64, |v, &d| (v * 10 + i64::from(d - b'0')).min(1 << 40));
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// The payload of `nan(...)`: a number in C's base-0 notation (as `strtoull` reads it).
+fn nan_payload(s: &[u8]) -> Option<u64> {
+    let (digits, radix) = if s.len() > 2 && s[0] == b'0' && (s[1] | 0x20) == b'x' {
+        (&s[2..], 16)
+    } else if s.len() > 1 && s[0] == b'0' {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    let text = std::str::from_utf8(digits).ok()?;
+    if text.is_empty() {
+        return (radix == 8).then_some(0);
+    }
+    u64::from_str_radix(text, radix).ok()
 }
 
 /// Digits with at most one point: (bytes taken, whether any digit was among them).
@@ -190,12 +331,14 @@ fn convert(text: &str, neg: bool, end: usize) -> Parsed {
                 value: if neg { -r.value } else { r.value },
                 end,
                 range_error,
+                work: 0,
             }
         }
         Err(_) => Parsed {
             value: Ld::ZERO,
             end: 0,
             range_error: false,
+            work: 0,
         },
     }
 }
@@ -212,7 +355,7 @@ pub fn mul(a: Ld, b: Ld) -> Ld {
 
 /// `a < b` (false when either is NaN).
 pub fn lt(a: Ld, b: Ld) -> bool {
-    a.partial_cmp(&b) == Some(std::cmp::Ordering::Less)
+    a.partial_cmp(&b) == Some(Ordering::Less)
 }
 
 pub fn is_nan(x: Ld) -> bool {
@@ -235,6 +378,82 @@ pub fn is_infinite(x: Ld) -> bool {
 pub fn from_i128(v: i128) -> Ld {
     Ld::from_i128_r(v, Round::NearestTiesToEven).value
 }
+
+/// The 80 bits of a long double, ordered as GNU `sort -g` orders numbers: NaNs first
+/// (among themselves by their ten bytes in memory, as `memcmp` sees them), then the
+/// numbers by value, `-0` equal to `0`.
+#[derive(Debug, Clone, Copy)]
+pub struct SortBits {
+    /// Sign and biased exponent.
+    se: u16,
+    mant: u64,
+}
+
+impl SortBits {
+    pub fn new(x: Ld) -> SortBits {
+        let bits = x.to_bits();
+        SortBits {
+            se: (bits >> 64) as u16,
+            mant: bits as u64,
+        }
+    }
+
+    pub fn is_nan(self) -> bool {
+        self.se & 0x7fff == 0x7fff && self.mant << 1 != 0
+    }
+
+    /// -1, 0 or 1 (NaNs: 0).
+    fn sign(self) -> i8 {
+        if self.mant == 0 || self.is_nan() {
+            0
+        } else if self.se >> 15 == 1 {
+            -1
+        } else {
+            1
+        }
+    }
+}
+
+impl Ord for SortBits {
+    fn cmp(&self, o: &SortBits) -> Ordering {
+        match (self.is_nan(), o.is_nan()) {
+            (true, true) => {
+                // x86 is little-endian: the significand's bytes, then sign and exponent.
+                let bytes = |b: &SortBits| (b.mant.swap_bytes(), b.se.swap_bytes());
+                return bytes(self).cmp(&bytes(o));
+            }
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
+        let (sa, sb) = (self.sign(), o.sign());
+        if sa != sb || sa == 0 {
+            return sa.cmp(&sb);
+        }
+        // Same sign: the biased exponent, then the significand (its integer bit is
+        // explicit, so denormals order below normal numbers too).
+        let mag = (self.se & 0x7fff, self.mant).cmp(&(o.se & 0x7fff, o.mant));
+        if sa < 0 {
+            mag.reverse()
+        } else {
+            mag
+        }
+    }
+}
+
+impl PartialOrd for SortBits {
+    fn partial_cmp(&self, o: &SortBits) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for SortBits {
+    fn eq(&self, o: &SortBits) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for SortBits {}
 
 /// A non-negative integer as little-endian base-2^32 limbs.
 struct Big(Vec<u32>);
@@ -767,6 +986,87 @@ mod tests {
                 "{mant} {exp}"
             );
         }
+    }
+
+    fn key(s: &str) -> Option<SortBits> {
+        let p = strtold(s.as_bytes());
+        (p.end > 0).then(|| SortBits::new(p.value))
+    }
+
+    fn bits(s: &str) -> u128 {
+        strtold(s.as_bytes()).value.to_bits()
+    }
+
+    #[test]
+    fn sort_order() {
+        assert_eq!(key("0x1p3"), key("8"));
+        assert_eq!(key("1.5"), key("0x1.8"));
+        assert_eq!(key("-0"), key("0"));
+        assert!(key("1e400") > key("1e300"));
+        assert!(key("1e4000") < key("inf"));
+        assert_eq!(key("1e5000"), key("inf"));
+        assert!(key("-inf") < key("-1e4000"));
+        assert!(key("-2") < key("-1"));
+        assert!(key("1e-400") < key("4.9e-324"));
+        assert!(key("1e-400") > key("0"));
+        assert!(key("1e-4940") > key("0"));
+        assert!(key("1e-4940") < key("1e-4930"));
+        assert!(key("-1e-4940") < key("-0"));
+        // Nothing a number starts with sorts first, then NaNs, then numbers.
+        assert_eq!(key("abc"), None);
+        assert_eq!(key("."), None);
+        assert_eq!(key("-"), None);
+        assert!(key("nan").is_some_and(SortBits::is_nan));
+        assert!(key("nan") < key("-inf"));
+        assert!(None < key("nan"));
+        // NaNs by their bytes: the payload's low byte first, the sign last.
+        assert!(key("nan(256)") < key("nan(1)"));
+        assert!(key("nan(257)") < key("nan(2)"));
+        assert!(key("nan(1)") < key("nan(2)"));
+        assert!(key("nan") < key("-nan"));
+        assert_eq!(key("1e"), key("1"));
+        assert_eq!(key("0x"), key("0"));
+    }
+
+    #[test]
+    fn long_double_precision() {
+        // From GNU sort -g: 1 + 1e-19 is above 1, 1 + 1e-20 is 1.
+        assert!(key("1.0000000000000000001") > key("1"));
+        assert_eq!(key("1.00000000000000000001"), key("1"));
+        assert_eq!(bits("0.1") as u64, 0xCCCC_CCCC_CCCC_CCCD);
+        assert_eq!(bits("1"), 0x3fff_8000_0000_0000_0000);
+    }
+
+    #[test]
+    fn nan_payloads() {
+        assert_eq!(bits("nan"), 0x7fff_c000_0000_0000_0000);
+        assert_eq!(bits("-nan"), 0xffff_c000_0000_0000_0000);
+        assert_eq!(bits("nan(0x12)"), 0x7fff_c000_0000_0000_0012);
+        assert_eq!(bits("nan(010)"), 0x7fff_c000_0000_0000_0008);
+        assert_eq!(bits("nan(0)"), 0x7fff_c000_0000_0000_0000);
+        assert_eq!(bits("nan(x)"), 0x7fff_c000_0000_0000_0000);
+        assert_eq!(strtold(b"nan(x)").end, 6);
+    }
+
+    #[test]
+    fn long_significands_round_exactly() {
+        // 1 + 2^-64, halfway between 1 and the next long double: ties to even (1), and
+        // anything above it, however far down, rounds up.
+        let half = "1.0000000000000000000542101086242752217003726400434970855712890625";
+        assert_eq!(bits(half), bits("1"));
+        let above = format!("{half}{}1", "0".repeat(20_000));
+        assert_eq!(bits(&above), bits("0x1.0000000000000002p0"));
+        let below = format!(
+            "1.0000000000000000000542101086242752217003726400434970855712890624{}9",
+            "9".repeat(20_000)
+        );
+        assert_eq!(bits(&below), bits("1"));
+        // Digits past the point and an exponent that puts them back.
+        let long = format!("{}e-20000", "1".repeat(20_001));
+        assert_eq!(bits(&long), bits("1.1111111111111111111111111"));
+        let frac = format!("0.{}{}e30000", "0".repeat(29_999), "3".repeat(15_000));
+        assert_eq!(bits(&frac), bits("3.3333333333333333333333333"));
+        assert_eq!(strtold(frac.as_bytes()).end, frac.len());
     }
 
     #[test]

@@ -3,8 +3,8 @@
 
 use std::cmp::Ordering;
 
-use super::float::{self, General};
 use super::keys::{self, Ignore, Key, Kind};
+use crate::builtins::common::float::{self, SortBits};
 
 /// What sorting needs besides the keys.
 pub struct Config {
@@ -39,15 +39,19 @@ const THOUSANDS_SEP: u8 = 0x80;
 pub enum Val {
     Text,
     Num(Num),
-    Human { order: i8, num: Num },
-    General(General),
+    Human {
+        order: i8,
+        num: Num,
+    },
+    /// What `strtold` read: nothing (`None`, which sorts first) or a long double.
+    General(Option<SortBits>),
     Month(u8),
     Random(u64),
 }
 
 impl Val {
     pub fn is_nan(&self) -> bool {
-        matches!(self, Val::General(General::NaN { .. }))
+        matches!(self, Val::General(Some(x)) if x.is_nan())
     }
 }
 
@@ -251,9 +255,9 @@ pub fn decorate(line: &[u8], cfg: &Config, out: &mut Vec<KeyVal>) -> u64 {
                 Val::Human { order, num }
             }
             Kind::General => {
-                let (g, w) = float::parse_counted(k);
-                work += w;
-                Val::General(g)
+                let p = float::strtold(k);
+                work += p.work;
+                Val::General((p.end > 0).then(|| SortBits::new(p.value)))
             }
             Kind::Month => Val::Month(month(k, &cfg.blank)),
             Kind::Random => {
@@ -299,7 +303,7 @@ pub fn compare_keys(la: &[u8], ka: &[KeyVal], lb: &[u8], kb: &[KeyVal], cfg: &Co
                     ob.cmp(&oa).then_with(|| cmp_magnitude(lb, &y, la, &x))
                 }
             }
-            (Val::General(x), Val::General(y)) => float::compare(&x, &y),
+            (Val::General(x), Val::General(y)) => x.cmp(&y),
             (Val::Month(x), Val::Month(y)) => x.cmp(&y),
             (Val::Random(x), Val::Random(y)) => {
                 x.cmp(&y).then_with(|| text(ta, tb, o.ignore, o.fold))

@@ -4,7 +4,6 @@
 //! extreme magnitude).
 
 mod compare;
-mod float;
 mod keys;
 
 use std::cmp::Ordering;
@@ -224,6 +223,11 @@ async fn sort_main(
     let mut work = 0u64;
     for line in &lines {
         work += compare::decorate(line, cfg, &mut decor);
+        // Spent as it grows, so that a budget runs out before all keys are read.
+        if work >= 4096 {
+            ctx.budget.spend(work / 4)?;
+            work %= 4;
+        }
     }
     ctx.budget.spend(work / 4)?;
     let kv = |i: usize| &decor[i * nkeys..(i + 1) * nkeys];

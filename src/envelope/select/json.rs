@@ -6,10 +6,13 @@
 //! in a row; a body like that gives empty values here) with jq 1.7.1's depth limit, its
 //! handling of surrogate escapes and its replacement of invalid UTF-8. Numbers keep
 //! their literal text and print in jq 1.7.1's canonical decimal form (`1.0`, `1E+2`,
-//! `100000000000000000001`), as jq does for numbers it has not computed with.
+//! `100000000000000000001`), as jq does for numbers it has not computed with: numbers,
+//! strings and bad UTF-8 go through the jq builtin's own reader and writer.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+use crate::jq;
 
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -876,219 +879,18 @@ fn decode_string(raw: &[u8], esc: bool) -> Cow<'_, [u8]> {
     if std::str::from_utf8(&unescaped).is_ok() {
         return unescaped;
     }
-    Cow::Owned(replace_bad_utf8(&unescaped))
+    Cow::Owned(jq::json::lossy(&unescaped).into_owned().into_bytes())
 }
 
-/// jq 1.7.1's reading of bytes that are not UTF-8: a lead byte announces a length; a
-/// sequence cut short by the end swallows what is left, one cut short by a non-
-/// continuation byte stops before it, and an overlong form, a surrogate or a code point
-/// past U+10FFFF is one U+FFFD for its whole length.
-fn replace_bad_utf8(b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(b.len() + 8);
-    let mut i = 0;
-    while let Some(&first) = b.get(i) {
-        if first < 0x80 {
-            out.push(first);
-            i += 1;
-            continue;
-        }
-        let len = match first {
-            0xC2..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF4 => 4,
-            _ => 0,
-        };
-        if len == 0 {
-            out.extend_from_slice("\u{FFFD}".as_bytes());
-            i += 1;
-            continue;
-        }
-        if i + len > b.len() {
-            out.extend_from_slice("\u{FFFD}".as_bytes());
-            break;
-        }
-        let mut cp = u32::from(first) & (0x7F >> len);
-        let mut ok = true;
-        let mut used = len;
-        for k in 1..len {
-            let c = b[i + k];
-            if c & 0xC0 != 0x80 {
-                ok = false;
-                used = k;
-                break;
-            }
-            cp = (cp << 6) | u32::from(c & 0x3F);
-        }
-        let min = [0, 0, 0x80, 0x800, 0x10000][len];
-        if ok && cp >= min && !(0xD800..0xE000).contains(&cp) && cp <= 0x10FFFF {
-            out.extend_from_slice(&b[i..i + len]);
-        } else {
-            out.extend_from_slice("\u{FFFD}".as_bytes());
-        }
-        i += used;
-    }
-    out
-}
-
-/// A string as jq writes it: quoted, with `"`, `\`, control characters and DEL escaped.
+/// A decoded string (valid UTF-8) as jq writes it.
 fn write_str(out: &mut Vec<u8>, s: &[u8]) {
-    out.push(b'"');
-    let mut last = 0;
-    for (i, &c) in s.iter().enumerate() {
-        let esc: &[u8] = match c {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\t' => b"\\t",
-            b'\r' => b"\\r",
-            8 => b"\\b",
-            12 => b"\\f",
-            0..=0x1F | 0x7F => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&s[last..i]);
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(c >> 4)]);
-            out.push(HEX[usize::from(c & 15)]);
-        } else {
-            out.extend_from_slice(esc);
-        }
-        last = i + 1;
-    }
-    out.extend_from_slice(&s[last..]);
-    out.push(b'"');
+    jq::json::write_str(out, &jq::json::lossy(s), false);
 }
 
-/// decNumber's smallest exponent for jq 1.7.1's literals (below it, a literal rounds).
-const ETINY: i64 = -1_147_483_646;
-/// decNumber's largest adjusted exponent; past it the literal overflows to a double.
-const EMAX: i64 = 999_999_999;
-
-/// A number literal (valid RFC 8259 text) in jq 1.7.1's canonical form: decNumber's
-/// scientific string of the literal.
-pub fn write_number(out: &mut Vec<u8>, tok: &[u8]) {
-    let neg = tok.first() == Some(&b'-');
-    let body = if neg { &tok[1..] } else { tok };
-    let mut digits: Vec<u8> = Vec::with_capacity(body.len());
-    let mut frac: i64 = 0;
-    let mut i = 0;
-    let mut in_frac = false;
-    while let Some(&c) = body.get(i) {
-        match c {
-            b'0'..=b'9' => {
-                digits.push(c);
-                if in_frac {
-                    frac += 1;
-                }
-            }
-            b'.' => in_frac = true,
-            _ => break,
-        }
-        i += 1;
-    }
-    let mut exp: i64 = 0;
-    if matches!(body.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let eneg = body.get(i) == Some(&b'-');
-        if matches!(body.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        while let Some(c) = body.get(i).filter(|c| c.is_ascii_digit()) {
-            exp = exp.saturating_mul(10).saturating_add(i64::from(c - b'0'));
-            i += 1;
-        }
-        if eneg {
-            exp = -exp;
-        }
-    }
-    // The coefficient without leading zeros ("0" for zero), and its exponent.
-    let lead = digits.iter().take_while(|&&c| c == b'0').count();
-    let mut coef: Vec<u8> = digits.get(lead..).unwrap_or_default().to_vec();
-    let mut e = exp.saturating_sub(frac);
-    let zero = coef.is_empty();
-    if zero {
-        coef.push(b'0');
-    }
-    let sign = |out: &mut Vec<u8>| {
-        if neg {
-            out.push(b'-');
-        }
-    };
-    if zero {
-        e = e.clamp(ETINY, EMAX);
-    } else {
-        let adjusted = e.saturating_add(coef.len() as i64 - 1);
-        if adjusted > EMAX {
-            sign(out);
-            out.extend_from_slice(b"1.7976931348623157e+308");
-            return;
-        }
-        if e < ETINY {
-            // Round half up at ETINY.
-            let shift = ETINY.saturating_sub(e);
-            let keep = (coef.len() as i64).saturating_sub(shift);
-            let round_up;
-            if keep < 0 {
-                coef = vec![b'0'];
-                round_up = false;
-            } else {
-                let k = keep as usize;
-                round_up = coef.get(k).is_some_and(|&c| c >= b'5');
-                coef.truncate(k);
-            }
-            if round_up {
-                // Add one to the kept digits.
-                let mut carry = true;
-                for d in coef.iter_mut().rev() {
-                    if *d == b'9' {
-                        *d = b'0';
-                    } else {
-                        *d += 1;
-                        carry = false;
-                        break;
-                    }
-                }
-                if carry {
-                    coef.insert(0, b'1');
-                }
-            }
-            let lead = coef.iter().take_while(|&&c| c == b'0').count();
-            coef.drain(..lead.min(coef.len().saturating_sub(1)));
-            if coef.is_empty() {
-                coef.push(b'0');
-            }
-            e = ETINY;
-        }
-    }
-    sign(out);
-    let len = coef.len() as i64;
-    let adjusted = e + (len - 1);
-    if e <= 0 && adjusted >= -6 {
-        if e == 0 {
-            out.extend_from_slice(&coef);
-        } else {
-            let point = len + e;
-            if point > 0 {
-                let p = point as usize;
-                out.extend_from_slice(&coef[..p]);
-                out.push(b'.');
-                out.extend_from_slice(&coef[p..]);
-            } else {
-                out.extend_from_slice(b"0.");
-                out.extend(std::iter::repeat_n(b'0', (-point) as usize));
-                out.extend_from_slice(&coef);
-            }
-        }
-    } else {
-        out.push(coef[0]);
-        if len > 1 {
-            out.push(b'.');
-            out.extend_from_slice(&coef[1..]);
-        }
-        out.push(b'E');
-        out.push(if adjusted >= 0 { b'+' } else { b'-' });
-        out.extend_from_slice(adjusted.unsigned_abs().to_string().as_bytes());
+/// A number token as `jq -c` prints it: jq's own reading of the literal, then its writer.
+fn write_number(out: &mut Vec<u8>, tok: &[u8]) {
+    // Scanned tokens are RFC 8259 numbers, which jq's reader always takes.
+    if let Some(v) = jq::json::number(tok) {
+        jq::json::write_compact(out, &v);
     }
 }

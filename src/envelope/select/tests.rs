@@ -685,3 +685,22 @@ fn html_differential() {
         assert_eq!(got, want, "{doc}");
     }
 }
+
+/// Number literals as jq 1.7.1 prints them (`jq -c .a`), from a table it made.
+#[test]
+fn numbers_print_like_jq() {
+    let table = include_str!("../../../tests/select/numbers.tsv");
+    let mut rows = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let (lit, want) = line.split_once('\t').unwrap();
+        let body = format!("{{\"a\":{lit},\"b\":[{lit},{lit}]}}");
+        let got = pick_str(&[".a", ".b"], None, body.as_bytes(), "");
+        assert_eq!(got[0], want, "{lit}");
+        assert_eq!(got[1], format!("[{want},{want}]"), "{lit}");
+        // jq's own reader and writer print the same.
+        let v = crate::jq::json::parse_one(lit).unwrap();
+        assert_eq!(v.to_json(), want, "jq: {lit}");
+        rows += 1;
+    }
+    assert!(rows > 100);
+}
