@@ -254,6 +254,8 @@ fn translate(p: &[u8]) -> std::result::Result<String, String> {
                         }
                     }
                     b'E' => {}
+                    // One code unit: without UTF, any byte.
+                    b'C' if !class => out.push_str("(?s:.)"),
                     // PCRE's `\x` takes up to two hex digits, none being NUL.
                     b'x' if p.get(i) != Some(&b'{') => {
                         let hexes = p[i..]
@@ -517,6 +519,7 @@ mod tests {
         assert_eq!(translate(b"\\h[\\v]"), r"[\t \xA0][\n\x0B\f\r\x85]");
         assert_eq!(translate(b"[[:alpha:]\\]]x"), r"[[:alpha:]\]]x");
         assert_eq!(translate(b"\\"), "\\");
+        assert_eq!(translate(b"a\\Cb"), "a(?s:.)b");
         assert_eq!(translate(b"\\xzz\\xA\\x41"), r"\x00zz\x0A\x41");
     }
 
