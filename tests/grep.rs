@@ -95,3 +95,83 @@ fn options_and_status() {
         "(standard input)\x001:ab ab\n"
     );
 }
+
+/// `-P` patterns that need a backtracker, over bytes as PCRE2 reads them without UTF.
+#[test]
+fn perl_backtracking() {
+    let out = |args: &[&str], stdin: &[u8]| {
+        let mut argv = vec!["grep"];
+        argv.extend_from_slice(args);
+        let r = run(&argv, stdin).expect("grep runs");
+        (r.status, r.stdout.clone(), r.stderr_str())
+    };
+    assert_eq!(
+        out(
+            &["-oP", "(?<=\\xe9 )a+|(\\w)\\1|\\h\\K\\xe9"],
+            b"abab xyd \xe9 aab\n"
+        )
+        .1,
+        b"\xe9\naa\n"
+    );
+    assert_eq!(out(&["-oP", "a(?!X)."], b"aXb a\xe9b\n").1, b"a\xe9\n");
+    assert_eq!(
+        out(&["-owP", "(foo)-?\\1"], b"foo-foo foofoo\n").1,
+        b"foo-foo\nfoofoo\n"
+    );
+    assert_eq!(out(&["-xcP", "(a)\\1"], b"aa\nab\n").1, b"1\n");
+    assert_eq!(out(&["-iP", "(a)b\\1"], b"AbA\n").1, b"AbA\n");
+    assert_eq!(out(&["-oP", "a++a|x\\Ky"], b"aaa xy\n").1, b"y\n");
+    for (pattern, message) in [
+        ("(?<=a+)b", "lookbehind assertion is not fixed length"),
+        ("(a)\\2", "reference to non-existent subpattern"),
+        ("a{2,1}", "numbers out of order in {} quantifier"),
+        ("[[:foo:]]", "unknown POSIX class name"),
+        ("(", "missing closing parenthesis"),
+    ] {
+        assert_eq!(
+            out(&["-P", pattern], b"a\n"),
+            (2, Vec::new(), format!("grep: {message}\n"))
+        );
+    }
+}
+
+/// Catastrophic backtracking ends with GNU grep's error (after the lines before it), and
+/// within the step budget; no input panics.
+#[test]
+fn perl_limits() {
+    let mut input = b"good\n".to_vec();
+    input.extend_from_slice(&[b'x'; 40]);
+    input.extend_from_slice(b"\ngood\n");
+    let r = run(&["grep", "-nP", "(\\w+\\w+)+\\1[^\\w]|good"], &input).expect("grep runs");
+    assert_eq!(
+        (r.status, r.stdout_str(), r.stderr_str()),
+        (
+            2,
+            "1:good\n".to_string(),
+            "grep: (standard input): exceeded PCRE's backtracking limit\n".to_string()
+        )
+    );
+    // A small budget stops the same search with the step limit.
+    let budget = mkfifo::Budget::new(5_000);
+    let r = mkfifo::builtins::testing::run_with(
+        &["grep", "-P", "(\\w+\\w+)+\\1[^\\w]"],
+        &input,
+        &mkfifo::builtins::VarList::default(),
+        &budget,
+    );
+    assert!(matches!(r, Err(mkfifo::Error::StepLimit { .. })));
+    let mut odd: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    odd.extend_from_slice(b"\xff\xfe\n\0\n");
+    for p in [
+        "(.)\\1",
+        "(?<=\\xff)\\xfe",
+        "(?>.*)x",
+        "^(?=.*\\x00)",
+        "\\b(\\w+)\\b.*\\1",
+    ] {
+        for flags in ["-P", "-oP", "-caP", "-vwP", "-xiP"] {
+            let r = run(&["grep", flags, p], &odd).expect("grep runs");
+            assert_ne!(r.status, 70, "{flags} {p}");
+        }
+    }
+}

@@ -9,6 +9,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rxgen  # noqa: E402
 
 N_RANDOM = 9000
+N_PERL = 1200
 
 FIXED = [
     "foo", "-v foo", "-c a", "-n a", "-o 'a\\+'", "-E 'a|b'", "-F a.b", "-w a", "-x abc", "-i A",
@@ -22,6 +23,14 @@ FIXED = [
     "-Fw a.c", "-Fi A.C", "-c -v a", "-n -C1 -e 3 -e 7", "-vn -A1 '[2-8]'", "-m2 -A1 '[2-8]'",
     "--colour=never a", "-y A", "-i --no-ignore-case A", "--binary-files=without-match a",
     "--binary-files=text a", "-U a", "-I a", "-T -n a", "-c -m2 a", "-ob 'a\\|b'",
+    # -P: back-references, look-around, atomic groups, possessive quantifiers, \K, and
+    # PCRE2's messages for bad patterns.
+    "-oP '(a)\\1'", "-P '(\\w)\\1'", "-oP 'a(?=b)'", "-oP '(?<=a)b'", "-oP '(?<!a)b'",
+    "-oP 'a(?!b)'", "-oP '(?>a+)b'", "-oP 'a++b'", "-oP 'a\\Kb'", "-oP '(?<n>.)\\k<n>'",
+    "-P '('", "-P 'a)'", "-P '\\'", "-P '[a'", "-P 'a{2,1}'", "-P '*a'", "-P '(?<=a+)b'",
+    "-P '\\2(a)'", "-P '(?z)'", "-P '[z-a]'", "-P '(a)\\2'", "-oP '\\xe9'",
+    "-oP '[\\x80-\\xff]+'", "-oP '\\h\\H'", "-oP '\\Qa.b\\E'", "-iP '(A)\\1'",
+    "-xP '(.+) \\1'", "-wP '(b)\\1'",
 ]
 
 
@@ -43,6 +52,66 @@ def data(rng):
     elif r < 0.1:
         d = b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
     return d
+
+
+PERL_ATOMS = ["a", "b", "x", "A", ".", "\\w", "\\d", "\\s", "[ab]", "[^a ]", "\\xe9", "\\b", " "]
+
+
+def perl_piece(rng, groups, depth):
+    """A random piece of a Perl pattern that needs a backtracker now and then."""
+    r = rng.random()
+    if r < 0.12 and groups[0]:
+        return "\\" + str(rng.randint(1, groups[0]))
+    if r < 0.22 and depth < 2:
+        groups[0] += 1
+        return "(" + perl_seq(rng, groups, depth + 1) + ")"
+    if r < 0.34 and depth < 2:
+        kind = rng.choice(["?=", "?!", "?<=", "?<!", "?>", "?:"])
+        if kind in ("?<=", "?<!"):
+            # PCRE2 wants a fixed length behind.
+            body = "".join(rng.choice(PERL_ATOMS[:6]) for _ in range(rng.randint(1, 2)))
+        else:
+            body = perl_seq(rng, groups, depth + 1)
+        return "(" + kind + body + ")"
+    atom = rng.choice(PERL_ATOMS)
+    if rng.random() < 0.35 and atom != "\\b":
+        atom += rng.choice(["*", "+", "?", "{1,2}", "*?", "+?", "++", "*+", "?+"])
+    return atom
+
+
+def perl_seq(rng, groups, depth=0):
+    parts = [perl_piece(rng, groups, depth) for _ in range(rng.randint(1, 3))]
+    seq = "".join(parts)
+    if depth == 0 and rng.random() < 0.1:
+        seq += "|" + perl_piece(rng, groups, depth)
+    return seq
+
+
+def perl_pattern(rng):
+    groups = [0]
+    p = perl_seq(rng, groups)
+    r = rng.random()
+    if r < 0.08:
+        p = "^" + p
+    elif r < 0.16:
+        p = p + "$"
+    elif r < 0.22:
+        p = p + "\\K" + rng.choice(PERL_ATOMS[:5])
+    return p
+
+
+def perl_cases(rng, inputs):
+    for _ in range(N_PERL):
+        opts = ["-P"]
+        for flag, p in [("-o", 0.35), ("-c", 0.12), ("-v", 0.15), ("-w", 0.15), ("-x", 0.1),
+                        ("-i", 0.2), ("-n", 0.25), ("-b", 0.04), ("-z", 0.03)]:
+            if rng.random() < p:
+                opts.append(flag)
+        argv = ["grep"] + opts + [perl_pattern(rng)]
+        stdin = rng.choice(inputs) if rng.random() < 0.5 else data(rng)
+        if "-z" in opts:
+            stdin = stdin.replace(b"\n", b"\0")
+        yield case(argv, stdin)
 
 
 def cases(rng):
@@ -99,3 +168,4 @@ def cases(rng):
         if "-z" in opts:
             stdin = stdin.replace(b"\n", b"\0")
         yield case(argv, stdin)
+    yield from perl_cases(rng, inputs)

@@ -106,7 +106,7 @@ struct Slot {
 }
 
 #[derive(Default, PartialEq, Eq, Clone, Copy, Debug)]
-pub(super) enum State {
+enum State {
     #[default]
     Waiting,
     Collecting,
@@ -143,7 +143,7 @@ impl Rule {
 
 /// A handler's error that ends the pass early once every value is known.
 #[derive(Debug)]
-pub(super) struct AllFound;
+struct AllFound;
 
 impl std::fmt::Display for AllFound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -155,7 +155,7 @@ impl std::error::Error for AllFound {}
 
 /// What the omitted-end-tag rules need to know of an open element.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Tag {
+enum Tag {
     /// `ul`, `ol`, `menu`: an `li` inside is not a sibling.
     List = 0,
     Dl = 1,
@@ -164,7 +164,7 @@ pub(super) enum Tag {
 }
 
 impl Tag {
-    pub(super) fn of(name: &str) -> Tag {
+    fn of(name: &str) -> Tag {
         match name {
             "ul" | "ol" | "menu" => Tag::List,
             "dl" => Tag::Dl,
@@ -223,7 +223,7 @@ impl Slot {
 }
 
 /// The elements whose start closes an open `p`.
-pub(super) const CLOSE_P: &[&str] = &[
+const CLOSE_P: &[&str] = &[
     "address",
     "article",
     "aside",
@@ -346,7 +346,7 @@ fn on_text(shared: &Cell, k: usize, t: &TextChunk) -> HandlerResult {
 
 /// Adds a chunk of text to a value, entities decoded. An entity may straddle two chunks
 /// of one text node, so a node's text waits in `pending` until the node ends.
-pub(super) fn append_text(pending: &mut String, value: &mut String, t: &TextChunk) {
+fn append_text(pending: &mut String, value: &mut String, t: &TextChunk) {
     if t.text_type().allows_html_entities() {
         pending.push_str(t.as_str());
         if t.last_in_text_node() {
@@ -360,7 +360,7 @@ pub(super) fn append_text(pending: &mut String, value: &mut String, t: &TextChun
 
 /// The rewriter's settings for a body in `charset` (UTF-8 without one, or the one a
 /// `<meta charset>` names), before any handler.
-pub(super) fn settings_for<'h, 's>(charset: Option<&str>) -> Settings<'h, 's> {
+fn settings_for<'h, 's>(charset: Option<&str>) -> Settings<'h, 's> {
     let settings = Settings::new()
         .with_strict(false)
         .with_adjust_charset_on_meta_tag(charset.is_none());
@@ -375,7 +375,7 @@ pub(super) fn settings_for<'h, 's>(charset: Option<&str>) -> Settings<'h, 's> {
 
 /// One pass over `body`. An error is either the early stop or HTML that lol_html gives up
 /// on; whatever was found so far stands.
-pub(super) fn rewrite(settings: Settings<'_, '_>, body: &[u8]) {
+fn rewrite(settings: Settings<'_, '_>, body: &[u8]) {
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     if rewriter.write(body).is_ok() {
         let _ = rewriter.end();
@@ -384,11 +384,7 @@ pub(super) fn rewrite(settings: Settings<'_, '_>, body: &[u8]) {
 
 /// A selector's value at the end of the pass: `None` without a match; a match still open
 /// at the end of the body has the text seen so far. Trimmed of HTML's white space.
-pub(super) fn final_value(
-    pending: &mut String,
-    value: &mut String,
-    matched: bool,
-) -> Option<Vec<u8>> {
+fn final_value(pending: &mut String, value: &mut String, matched: bool) -> Option<Vec<u8>> {
     value.push_str(&htmlize::unescape(std::mem::take(pending)));
     matched.then(|| {
         value

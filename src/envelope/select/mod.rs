@@ -26,8 +26,6 @@
 
 pub mod form;
 mod html;
-#[cfg(test)]
-mod html_reference;
 mod json;
 
 pub use form::{parse_query, percent_decode};

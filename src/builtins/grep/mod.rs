@@ -4,9 +4,11 @@
 
 use std::rc::Rc;
 
+mod perl;
+
+use std::cell::Cell;
+
 use crate::builtins::common::args::{long, Arg, Spec};
-use regex_automata::{meta, Input};
-use regex_syntax::hir::{self, Hir};
 
 use crate::budget::Budget;
 use crate::builtins::common::regex::{parse, shift_groups, Dialect, Look, Node, Regex, Syntax};
@@ -239,16 +241,26 @@ fn color_arg(when: Option<&[u8]>) -> Option<bool> {
 #[derive(Clone)]
 enum Compiled {
     Gnu(Rc<Regex>),
-    Perl(Rc<meta::Regex>),
+    Perl(Rc<perl::Perl>),
 }
 
 struct Search {
     re: Compiled,
     /// No pattern at all (`-f /dev/null`): nothing matches.
     empty: bool,
+    /// A `-P` search gave up (its backtracking limit): GNU grep stops there.
+    exceeded: Cell<bool>,
 }
 
 impl Search {
+    fn new(re: Compiled) -> Search {
+        Search {
+            re,
+            empty: false,
+            exceeded: Cell::new(false),
+        }
+    }
+
     fn is_match(&self, text: &[u8], budget: &Budget) -> Result<bool> {
         if self.empty {
             return Ok(false);
@@ -257,7 +269,10 @@ impl Search {
             Compiled::Gnu(re) => re.is_match(text, budget),
             Compiled::Perl(re) => {
                 budget.spend_bytes(text.len())?;
-                Ok(re.is_match(Input::new(text)))
+                Ok(re.is_match(text, budget)?.unwrap_or_else(|_| {
+                    self.exceeded.set(true);
+                    false
+                }))
             }
         }
     }
@@ -269,9 +284,13 @@ impl Search {
         match &self.re {
             Compiled::Gnu(re) => re.find_at(text, pos, budget),
             Compiled::Perl(re) => {
-                let m = re.search(&Input::new(text).range(pos..));
-                budget.spend_bytes(m.map(|m| m.end()).unwrap_or(text.len()) - pos)?;
-                Ok(m.map(|m| (m.start(), m.end())))
+                let m = re.find_at(text, pos, budget)?.unwrap_or_else(|_| {
+                    self.exceeded.set(true);
+                    None
+                });
+                let end = m.map_or(text.len(), |m| m.1).max(pos);
+                budget.spend(1 + (end - pos) as u64 / crate::budget::BYTES_PER_STEP)?;
+                Ok(m)
             }
         }
     }
@@ -581,6 +600,17 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             operand.clone()
         };
         let found = grep_one(ctx, &o, &search, &data, &fname, show_names)?;
+        if search.exceeded.get() {
+            // GNU grep stops at once, whatever the other files.
+            ctx.stderr.extend_from_slice(
+                format!(
+                    "grep: {}: exceeded PCRE's backtracking limit\n",
+                    String::from_utf8_lossy(&fname)
+                )
+                .as_bytes(),
+            );
+            return Ok(2);
+        }
         if found {
             any = true;
             if o.quiet {
@@ -611,6 +641,7 @@ fn compile(
         return Ok(Search {
             re: Compiled::Gnu(Rc::new(re)),
             empty: true,
+            exceeded: Cell::new(false),
         });
     }
     let kind = match matcher {
@@ -628,10 +659,11 @@ fn compile(
         .map(|e| (e.5.clone(), e.6.clone()));
     if let Some((re, warnings)) = cached {
         print_warnings(ctx, &warnings);
-        return Ok(Search { re, empty: false });
+        return Ok(Search::new(re));
     }
     if matcher == Matcher::Perl {
-        let re = match perl(patterns, icase, word, line) {
+        let pattern = patterns.first().map_or(&[][..], |p| p.as_slice());
+        let re = match perl::compile(pattern, icase, word, line) {
             Ok(re) => Compiled::Perl(Rc::new(re)),
             Err(msg) => {
                 ctx.stderr
@@ -640,7 +672,7 @@ fn compile(
             }
         };
         remember(ctx, patterns, kind, icase, word, line, &re, Vec::new());
-        return Ok(Search { re, empty: false });
+        return Ok(Search::new(re));
     }
     let mut branches = Vec::with_capacity(patterns.len());
     let mut groups = 0;
@@ -715,7 +747,7 @@ fn compile(
         }
     };
     remember(ctx, patterns, kind, icase, word, line, &re, warnings);
-    Ok(Search { re, empty: false })
+    Ok(Search::new(re))
 }
 
 fn print_warnings(ctx: &mut Ctx<'_>, warnings: &[String]) {
@@ -749,55 +781,6 @@ fn remember(
         re.clone(),
         warnings,
     ));
-}
-
-/// `-P`: Perl-style patterns through regex-syntax, read as bytes, leftmost-first as
-/// PCRE matches. What regex-syntax lacks (back-references, look-around) is an error.
-fn perl(
-    patterns: &[Vec<u8>],
-    icase: bool,
-    word: bool,
-    line: bool,
-) -> std::result::Result<meta::Regex, String> {
-    let mut alts = Vec::new();
-    for p in patterns {
-        let text = String::from_utf8_lossy(p);
-        let h = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .case_insensitive(icase)
-            .build()
-            .parse(&text)
-            .map_err(|e| {
-                let s = e.to_string();
-                s.lines()
-                    .last()
-                    .unwrap_or("invalid pattern")
-                    .trim()
-                    .trim_start_matches("error: ")
-                    .to_string()
-            })?;
-        let h = if line {
-            Hir::concat(vec![
-                Hir::look(hir::Look::Start),
-                h,
-                Hir::look(hir::Look::End),
-            ])
-        } else if word {
-            Hir::concat(vec![
-                Hir::look(hir::Look::WordStartHalfAscii),
-                h,
-                Hir::look(hir::Look::WordEndHalfAscii),
-            ])
-        } else {
-            h
-        };
-        alts.push(h);
-    }
-    meta::Builder::new()
-        .configure(meta::Config::new().utf8_empty(false))
-        .build_from_hir(&Hir::alternation(alts))
-        .map_err(|e| e.to_string())
 }
 
 /// One line's place in the data.
@@ -961,6 +944,9 @@ fn grep_one(
             continue;
         }
         let matched = search.is_match(text, ctx.budget)?;
+        if search.exceeded.get() {
+            break;
+        }
         if matched != o.invert {
             selected += 1;
             if binary && prints_lines {
@@ -1002,11 +988,17 @@ fn grep_one(
                 }
             }
         }
+        if search.exceeded.get() {
+            break;
+        }
         if out.buf.len() >= 1 << 16 {
             ctx.stdout.append(&mut out.buf);
         }
     }
     ctx.stdout.append(&mut out.buf);
+    if search.exceeded.get() {
+        return Ok(false);
+    }
     if binary_hit {
         ctx.stderr.extend_from_slice(
             format!(
