@@ -658,7 +658,9 @@ impl Deflate {
             for p in self.strstart..self.strstart + n {
                 self.rsync_sum = self.rsync_sum.wrapping_add(self.window[p] as u32);
                 if p >= RSYNC_WIN {
-                    self.rsync_sum = self.rsync_sum.wrapping_sub(self.window[p - RSYNC_WIN] as u32);
+                    self.rsync_sum = self
+                        .rsync_sum
+                        .wrapping_sub(self.window[p - RSYNC_WIN] as u32);
                     if self.rsync_sum % RSYNC_WIN as u32 == 0 && self.rsync_end.is_none() {
                         self.rsync_end = Some(p + 1);
                     }
