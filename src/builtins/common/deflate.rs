@@ -631,11 +631,11 @@ impl Deflate {
         let buf = (self.block_start >= 0).then_some(self.block_start as usize);
         self.flush_block(buf, stored_len, eof);
         self.block_start = self.strstart as isize;
-        if self.rsync_end.is_some_and(|e| e <= self.strstart) {
+        if self.rsync_due() {
             self.rsync_end = None;
-            // (The last block needs none.)
-            if !eof && self.bits.used % 8 != 0 {
-                // A sync point: an empty stored block brings the stream to a byte.
+            // A cut: an empty stored block brings the stream to a byte, unless it is on
+            // one already (a stored block) or this was the last block.
+            if !eof && !self.bits.used.is_multiple_of(8) {
                 self.bits.send(0, 3);
                 self.bits.windup();
                 self.bits.out.extend_from_slice(&[0, 0, 0xff, 0xff]);
@@ -651,7 +651,9 @@ impl Deflate {
 
     /// Moves `strstart` on by `n`; for `--rsyncable`, adds the bytes passed to the
     /// rolling sum (taking out those that leave its window) and marks a cut after each
-    /// byte where the sum is a multiple of the window (not before the window is full).
+    /// byte where the sum is a multiple of the window, once more than a window of input
+    /// is behind (a window position is the input offset until the first slide, and past
+    /// `RSYNC_WIN` after it). The loops make the cut at their next chance to end a block.
     #[inline]
     fn roll(&mut self, n: usize) {
         if self.rsyncable {
@@ -661,7 +663,7 @@ impl Deflate {
                     self.rsync_sum = self
                         .rsync_sum
                         .wrapping_sub(self.window[p - RSYNC_WIN] as u32);
-                    if self.rsync_sum % RSYNC_WIN as u32 == 0 && self.rsync_end.is_none() {
+                    if self.rsync_sum.is_multiple_of(RSYNC_WIN as u32) && self.rsync_end.is_none() {
                         self.rsync_end = Some(p + 1);
                     }
                 }
