@@ -3,7 +3,9 @@ text, random, repetitive, empty and large inputs, with sizes around the 32 KiB w
 boundaries, compared byte for byte with GNU gzip; decompression of single and
 multi-member streams, headers with names, comments and extra fields, trailing zeros and
 garbage, truncated streams, bad CRCs and lengths, corrupted data, not-gzip input, with
--d -c -t -q -f -l; bad options and missing files."""
+-d -c -t -q -f -l; bad options and missing files. --rsyncable at every level over empty
+to multi-MiB inputs (random, text, binary, zeros, long runs), with its cuts forced onto
+the end of the input and next to the ends of ordinary blocks."""
 import gzip as pygzip
 import struct
 import zlib
@@ -118,6 +120,100 @@ def stream(rng):
     return member(rng, data)
 
 
+def rsync_payload(rng):
+    """Input for --rsyncable: the kinds above, long runs of one byte, and sizes up to a
+    few MiB (a cut comes every 4 KiB or so in random data, after every match in a run)."""
+    k = rng.randrange(8)
+    if k == 0:
+        return bytes([rng.choice([0, 0, 1, 255, rng.randrange(256)])]) * rng.choice(
+            [rng.randrange(1, 5000), rng.randrange(4090, 4400), rng.randrange(1, 400000)])
+    if k == 1:
+        return rng.randbytes(rng.choice([rng.randrange(1, 9000), rng.randrange(1, 300000)]))
+    if k == 2:
+        # Runs, words and noise, up to 3 MiB.
+        parts, n, total = [], rng.randrange(1, 3_000_000), 0
+        while total < n:
+            r = rng.randrange(4)
+            if r == 0:
+                p = bytes([rng.randrange(256)]) * rng.randrange(1, 20000)
+            elif r == 1:
+                p = b" ".join(rng.choice(WORDS) for _ in range(rng.randrange(1, 3000)))
+            elif r == 2:
+                p = rng.randbytes(rng.randrange(1, 6000))
+            else:
+                src = source()
+                o = rng.randrange(len(src) - 70000)
+                p = src[o:o + rng.randrange(1, 70000)]
+            parts.append(p)
+            total += len(p)
+        return b"".join(parts)[:n]
+    if k == 3:
+        src = source()
+        n = rng.randrange(1, len(src))
+        o = rng.randrange(len(src) - n + 1)
+        return src[o:o + n]
+    return payload(rng)
+
+
+def rsync_cut_at(data, end):
+    """`data` changed so that the 4096 bytes before offset `end` sum to a multiple of
+    4096: --rsyncable then wants a cut there."""
+    if end < 4097 or end > len(data):
+        return data
+    d = bytearray(data)
+    need = -sum(d[end - 4096:end]) % 4096
+    i = end - 4096
+    while need:
+        add = min(need, 255 - d[i])
+        d[i] += add
+        need -= add
+        i += 1
+    return bytes(d)
+
+
+def rsync_cases(rng):
+    lvls = ["-1", "-2", "-3", "-4", "-5", "-6", "-7", "-8", "-9", "--fast", "--best", ""]
+    for _ in range(150):
+        data = rsync_payload(rng)
+        lvl = rng.choice(lvls)
+        opts = rng.choice(["--rsyncable", "--rsyncable", "--rsyncable -n", "-nc --rsyncable",
+                           "--rsync", "--rsyncable -N"])
+        script = " ".join(x for x in ["gzip", opts, lvl] if x)
+        if len(data) > 200_000:
+            script += rng.choice([" | sha256sum", " | tail -c 3000"])
+        yield {"tool": "gzip", "script": script, "stdin": data}
+    # A cut at the end of the input, or just before it; or at, or next to, the end of a
+    # block the level would make anyway (32 Ki symbols in random data).
+    for _ in range(100):
+        kind = rng.randrange(3)
+        if kind == 0:
+            data = rng.randbytes(rng.randrange(4097, 120000))
+        elif kind == 1:
+            data = b" ".join(rng.choice(WORDS) for _ in range(rng.randrange(2000, 30000)))
+        else:
+            src = source()
+            o = rng.randrange(len(src) - 150000)
+            data = src[o:o + rng.randrange(4097, 150000)]
+        if rng.random() < 0.5:
+            end = len(data) - rng.choice([0, 0, 1, 2, 3, 258])
+        else:
+            end = rng.choice([32767, 32768, 65535, 65536, 65274, 98042]) + rng.randrange(-3, 40)
+        data = rsync_cut_at(data, end)
+        script = f"gzip --rsyncable {rng.choice(lvls)}".rstrip()
+        yield {"tool": "gzip", "script": script, "stdin": data}
+    for _ in range(40):
+        data = rsync_payload(rng)
+        lvl = rng.choice(["-1", "-4", "-6", "-9"])
+        script = rng.choice([
+            f"gzip --rsyncable {lvl} | gunzip | sha256sum",
+            f"gzip --rsyncable {lvl} | gzip -l",
+            f"gzip --rsyncable {lvl} | gzip -t; echo $?",
+            f"gzip --rsyncable {lvl} | gzip -dc --rsyncable | md5sum",
+            f"gzip --rsyncable -v {lvl} | wc -c",
+        ])
+        yield {"tool": "gzip", "script": script, "stdin": data}
+
+
 def cases(rng):
     for _ in range(600):
         data = payload(rng)
@@ -155,3 +251,4 @@ def cases(rng):
                    "gzip -0", "gzip -x", "gzip --bogus", "gzip - foo", "zcat foo -",
                    "gzip -S .z", "gzip -r", "gzip -a -d", "gzip -m", "gzip -M"]:
         yield {"tool": script.split()[0], "script": script, "stdin": pygzip.compress(b"hello\n", mtime=0)}
+    yield from rsync_cases(rng)

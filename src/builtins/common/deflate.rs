@@ -31,6 +31,8 @@ const MAX_DIST: usize = WSIZE - MIN_LOOKAHEAD;
 const TOO_FAR: usize = 4096;
 const LIT_BUFSIZE: usize = 0x8000;
 const NIL: usize = 0;
+/// `--rsyncable`: the width of the rolling sum's window, and its modulus.
+const RSYNC_WIN: usize = 4096;
 
 const LENGTH_CODES: usize = 29;
 const LITERALS: usize = 256;
@@ -342,6 +344,13 @@ pub struct Deflate {
     depth: [u8; HEAP_SIZE],
     bl_count: [u16; MAX_BITS + 1],
     bits: BitWriter,
+
+    /// `--rsyncable`: cut the stream where the content says (see [`Deflate::roll`]).
+    rsyncable: bool,
+    /// The sum of the last `RSYNC_WIN` bytes `strstart` has passed.
+    rsync_sum: u32,
+    /// Where the sum last hit its mark, a cut not yet made (a window position).
+    rsync_end: Option<usize>,
 }
 
 impl Deflate {
@@ -385,9 +394,19 @@ impl Deflate {
                 buf: 0,
                 used: 0,
             },
+            rsyncable: false,
+            rsync_sum: 0,
+            rsync_end: None,
         };
         d.init_block();
         d
+    }
+
+    /// `gzip --rsyncable`: ends a block, and aligns the stream to a byte with an empty
+    /// stored block, where the content of the input says, so that a change in the input
+    /// changes the output only up to the next such cut.
+    pub fn set_rsyncable(&mut self, on: bool) {
+        self.rsyncable = on;
     }
 
     /// Takes `data` in and compresses as far as it can; the finished blocks' bytes are
@@ -499,6 +518,7 @@ impl Deflate {
             self.match_start = self.match_start.wrapping_sub(WSIZE);
             self.strstart -= WSIZE;
             self.block_start -= WSIZE as isize;
+            self.rsync_end = self.rsync_end.map(|e| e.saturating_sub(WSIZE));
             for h in self.head.iter_mut() {
                 let m = *h as usize;
                 *h = if m >= WSIZE {
@@ -611,6 +631,45 @@ impl Deflate {
         let buf = (self.block_start >= 0).then_some(self.block_start as usize);
         self.flush_block(buf, stored_len, eof);
         self.block_start = self.strstart as isize;
+        if self.rsync_due() {
+            self.rsync_end = None;
+            // A cut: an empty stored block brings the stream to a byte, unless it is on
+            // one already (a stored block) or this was the last block.
+            if !eof && !self.bits.used.is_multiple_of(8) {
+                self.bits.send(0, 3);
+                self.bits.windup();
+                self.bits.out.extend_from_slice(&[0, 0, 0xff, 0xff]);
+            }
+        }
+    }
+
+    /// Whether a cut of `--rsyncable` is due at `strstart`.
+    #[inline]
+    fn rsync_due(&self) -> bool {
+        self.rsync_end.is_some_and(|e| e <= self.strstart)
+    }
+
+    /// Moves `strstart` on by `n`; for `--rsyncable`, adds the bytes passed to the
+    /// rolling sum (taking out those that leave its window) and marks a cut after each
+    /// byte where the sum is a multiple of the window, once more than a window of input
+    /// is behind (a window position is the input offset until the first slide, and past
+    /// `RSYNC_WIN` after it). The loops make the cut at their next chance to end a block.
+    #[inline]
+    fn roll(&mut self, n: usize) {
+        if self.rsyncable {
+            for p in self.strstart..self.strstart + n {
+                self.rsync_sum = self.rsync_sum.wrapping_add(self.window[p] as u32);
+                if p >= RSYNC_WIN {
+                    self.rsync_sum = self
+                        .rsync_sum
+                        .wrapping_sub(self.window[p - RSYNC_WIN] as u32);
+                    if self.rsync_sum.is_multiple_of(RSYNC_WIN as u32) && self.rsync_end.is_none() {
+                        self.rsync_end = Some(p + 1);
+                    }
+                }
+            }
+        }
+        self.strstart += n;
     }
 
     /// One step of the greedy loop (levels 1-3): a match or a literal at `strstart`.
@@ -634,13 +693,13 @@ impl Deflate {
             if match_length <= self.cfg.lazy {
                 match_length -= 1;
                 while match_length != 0 {
-                    self.strstart += 1;
+                    self.roll(1);
                     self.insert_string(self.strstart);
                     match_length -= 1;
                 }
-                self.strstart += 1;
+                self.roll(1);
             } else {
-                self.strstart += match_length;
+                self.roll(match_length);
                 match_length = 0;
                 self.ins_h = self.window[self.strstart] as usize;
                 self.update_hash(self.window[self.strstart + 1]);
@@ -648,10 +707,10 @@ impl Deflate {
         } else {
             flush = self.tally(0, self.window[self.strstart] as usize);
             self.lookahead -= 1;
-            self.strstart += 1;
+            self.roll(1);
         }
         self.match_length = match_length;
-        if flush {
+        if flush || self.rsync_due() {
             self.flush(false);
         }
     }
@@ -682,25 +741,25 @@ impl Deflate {
             self.lookahead -= self.prev_length - 1;
             let mut n = self.prev_length - 2;
             while n != 0 {
-                self.strstart += 1;
+                self.roll(1);
                 self.insert_string(self.strstart);
                 n -= 1;
             }
             self.match_available = false;
             match_length = MIN_MATCH - 1;
-            self.strstart += 1;
-            if flush {
+            self.roll(1);
+            if flush || self.rsync_due() {
                 self.flush(false);
             }
         } else if self.match_available {
-            if self.tally(0, self.window[self.strstart - 1] as usize) {
+            if self.tally(0, self.window[self.strstart - 1] as usize) || self.rsync_due() {
                 self.flush(false);
             }
-            self.strstart += 1;
+            self.roll(1);
             self.lookahead -= 1;
         } else {
             self.match_available = true;
-            self.strstart += 1;
+            self.roll(1);
             self.lookahead -= 1;
         }
         self.match_length = match_length;

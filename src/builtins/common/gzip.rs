@@ -63,6 +63,7 @@ const SPEC: Spec = Spec {
         long("no-time", Arg::No, Some('m')),
         long("quiet", Arg::No, Some('q')),
         long("recursive", Arg::No, Some('r')),
+        long("rsyncable", Arg::No, None),
         long("silent", Arg::No, Some('q')),
         long("stdout", Arg::No, Some('c')),
         long("suffix", Arg::Required, Some('S')),
@@ -85,6 +86,7 @@ struct Options {
     test: bool,
     quiet: bool,
     verbose: bool,
+    rsyncable: bool,
 }
 
 /// GNU's exit statuses: warnings (2) yield to errors (1).
@@ -118,6 +120,7 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
         test: false,
         quiet: false,
         verbose: false,
+        rsyncable: false,
     };
     for opt in &parsed.opts {
         match opt.key {
@@ -126,6 +129,7 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
                 format!("{prog}: option --ascii ignored on this system\n").as_bytes(),
             ),
             "f" => o.force = true,
+            "rsyncable" => o.rsyncable = true,
             "l" => o.list = true,
             "t" => o.test = true,
             "q" => {
@@ -193,7 +197,7 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
             let (s, found) = decompress_all(ctx, prog, &shown, &mut input, &o).await?;
             (s, found.fatal, found.bad_header)
         } else {
-            let (read, wrote) = compress(ctx, &stream, o.level).await?;
+            let (read, wrote) = compress(ctx, &stream, &o).await?;
             if o.verbose {
                 // The saving, counting neither the 10-byte header nor the 8-byte trailer.
                 let ratio = ratio_text(wrote.saturating_sub(18), read);
@@ -212,7 +216,8 @@ pub async fn run_tool(ctx: &mut Ctx<'_>, args: &[Vec<u8>], mode: Mode) -> Result
 
 /// Compresses `input` into one gzip member, as GNU gzip writes it for stdin.
 /// Returns the bytes read and written.
-async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, level: u32) -> Result<(u64, u64)> {
+async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, o: &Options) -> Result<(u64, u64)> {
+    let level = o.level;
     let xfl = match level {
         1 => 4,
         9 => 2,
@@ -229,6 +234,7 @@ async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, level: u32) -> Result<(u64, 
         .extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 3]);
     emit(ctx, from)?;
     let mut deflate = Deflate::new(level);
+    deflate.set_rsyncable(o.rsyncable);
     let mut crc = Crc::new();
     while let Some(chunk) = input.read().await? {
         read += chunk.len() as u64;
@@ -871,6 +877,23 @@ mod tests {
         );
         let r = run(&["gzip", "-c", "foo"], b"").unwrap();
         assert_eq!((r.status, r.stdout.len()), (1, 0));
+    }
+
+    #[test]
+    fn rsyncable_gnu_bytes() {
+        // `head -c N /dev/zero | gzip -n --rsyncable -L`, GNU gzip 1.12: in a run, a cut
+        // after each match once 4096 bytes are behind; an empty stored block aligns the
+        // stream unless it already is, and the last block has none.
+        for (n, level, hex) in [
+            (5000, "-1", "1f8b0800000000000403ecd0810000000080a0fda91729840a03060c183060c0800103060c183060c0c01a0d0100000000ffff1a0d0100000000ffff1a0d0100000000ffffa2750800000000ffff0300a80ee5d888130000"),
+            (5000, "-6", "1f8b0800000000000003ecc101010000008090feafee080a00000060000000ffff1a0500000000ffff1a0500000000ffff1a0500000000ffffa23500000000ffff0300a80ee5d888130000"),
+            (4097, "-1", "1f8b0800000000000403ecd0010d000000c2a0f74f6d0f0711280c183060c0800103060c183060c08081fb81010000ffff03007fd375b801100000"),
+            (4097, "-6", "1f8b0800000000000003ecc1010d000000c2a0f74f6d0f0714000000706f03007fd375b801100000"),
+            (4130, "-1", "1f8b0800000000000403ecd0810000000080a0fda91729840a03060c183060c0800103060c183060c0c0030059b71df622100000"),
+        ] {
+            let r = run(&["gzip", "--rsyncable", level], &vec![0u8; n]).unwrap();
+            assert_eq!(r.stdout, unhex(hex), "{n} zeros, {level}");
+        }
     }
 
     #[test]
