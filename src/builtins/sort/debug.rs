@@ -4,7 +4,7 @@
 //! behaviour.
 
 use super::compare::{Config, KeyVal};
-use super::keys::{Ignore, Key, Kind, Order};
+use super::keys::{self, Ignore, Key, Kind, Order};
 use crate::builtins::common::float;
 
 /// What the warnings need besides the keys.
@@ -32,12 +32,28 @@ pub fn warnings(s: &Setup) -> Vec<u8> {
             key_warnings(key, i + 1, s.tab, &mut w);
         }
     }
-    if s.keys.iter().any(|k| is_numeric(k.order.kind())) {
-        // GNU drops the "note" when the field separator is the decimal point itself.
-        let note = if s.tab == Some(b'.') { "" } else { "note " };
-        w.push(format!(
-            "{note}numbers use '.' as a decimal point in this locale"
-        ));
+    // A numeric key over several fields reads their separator as part of a number.
+    let spanning = |k: &Key| s.explicit && spans(k);
+    let span_sep = |c: u8| s.tab == Some(c) && s.keys.iter().any(spanning);
+    if span_sep(b'.') {
+        w.push("field separator '.' is treated as a decimal point in numbers".into());
+    } else {
+        if span_sep(b'-') {
+            w.push("field separator '-' is treated as a minus sign in numbers".into());
+        } else if s.tab == Some(b'+')
+            && s.keys
+                .iter()
+                .any(|k| spanning(k) && k.order.kind() == Kind::General)
+        {
+            w.push("field separator '+' is treated as a plus sign in numbers".into());
+        }
+        if s.keys.iter().any(|k| is_numeric(k.order.kind())) {
+            // No "note" when the field separator is the decimal point itself.
+            let note = if s.tab == Some(b'.') { "" } else { "note " };
+            w.push(format!(
+                "{note}numbers use '.' as a decimal point in this locale"
+            ));
+        }
     }
     if s.explicit {
         ignored_options(s, &mut w);
@@ -49,6 +65,11 @@ pub fn warnings(s: &Setup) -> Vec<u8> {
         out.push(b'\n');
     }
     out
+}
+
+/// A numeric key that does not end in the field it starts in.
+fn spans(key: &Key) -> bool {
+    is_numeric(key.order.kind()) && key.eword.is_none_or(|e| e > key.sword)
 }
 
 fn key_warnings(key: &Key, n: usize, tab: Option<u8>, w: &mut Vec<String>) {
@@ -85,7 +106,7 @@ fn key_warnings(key: &Key, n: usize, tab: Option<u8>, w: &mut Vec<String>) {
             "leading blanks are significant in key {n}; consider also specifying 'b'"
         ));
     }
-    if is_numeric(kind) && key.eword.is_none_or(|e| e > key.sword) {
+    if spans(key) {
         w.push(format!("key {n} is numeric and spans multiple fields"));
     }
 }
@@ -148,16 +169,24 @@ fn width(s: &[u8]) -> usize {
 
 /// The part of a key that its comparison used: numbers and months without their leading
 /// blanks and without what follows them. `None` when nothing matched, at the given offset.
-fn extent(line: &[u8], key: &Key, kv: &KeyVal, blank: &[bool; 256]) -> (usize, Option<usize>) {
+fn extent(line: &[u8], key: &Key, kv: &KeyVal, cfg: &Config) -> (usize, Option<usize>) {
+    let blank = &cfg.blank;
     let (start, end) = (kv.start as usize, kv.end as usize);
     let kind = key.order.kind();
     let mut s = start;
     if is_numeric(kind) || kind == Kind::Month {
-        while s < end && blank[usize::from(line[s])] {
+        // A key that ends before it starts matches nothing, but GNU still skips the
+        // blanks at its start, past its end.
+        let limit = if keys::end(line, key, cfg.tab, blank) < start {
+            line.len()
+        } else {
+            end
+        };
+        while s < limit && blank[usize::from(line[s])] {
             s += 1;
         }
     }
-    let k = &line[s..end];
+    let k = &line[s.min(end).max(start)..end];
     let len = match kind {
         Kind::Numeric => number_len(k),
         Kind::Human => number_len(k).map(|n| {
@@ -208,7 +237,7 @@ pub fn annotate(out: &mut Vec<u8>, line: &[u8], kv: &[KeyVal], cfg: &Config, sho
     out.push(b'\n');
     if show_keys {
         for (key, v) in cfg.keys.iter().zip(kv) {
-            let (s, len) = extent(line, key, v, &cfg.blank);
+            let (s, len) = extent(line, key, v, cfg);
             underline(out, line, s, len);
         }
     }
