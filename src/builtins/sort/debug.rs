@@ -171,22 +171,21 @@ fn width(s: &[u8]) -> usize {
 /// blanks and without what follows them. `None` when nothing matched, at the given offset.
 fn extent(line: &[u8], key: &Key, kv: &KeyVal, cfg: &Config) -> (usize, Option<usize>) {
     let blank = &cfg.blank;
-    let (start, end) = (kv.start as usize, kv.end as usize);
     let kind = key.order.kind();
-    let mut s = start;
-    if is_numeric(kind) || kind == Kind::Month {
+    let lim = keys::end(line, key, cfg.tab, blank);
+    // A key from the start of the line skips its blanks (`b`) only up to its end; others
+    // have skipped them already.
+    let at_line_start = key.sword == 0 && key.schar == 0;
+    let mut s = if at_line_start { 0 } else { kv.start as usize };
+    if is_numeric(kind) || kind == Kind::Month || (at_line_start && key.skip_start_blanks) {
         // A key that ends before it starts matches nothing, but GNU still skips the
         // blanks at its start, past its end.
-        let limit = if keys::end(line, key, cfg.tab, blank) < start {
-            line.len()
-        } else {
-            end
-        };
+        let limit = if lim < s { line.len() } else { lim };
         while s < limit && blank[usize::from(line[s])] {
             s += 1;
         }
     }
-    let k = &line[s.min(end).max(start)..end];
+    let k = if s < lim { &line[s..lim] } else { &[][..] };
     let len = match kind {
         Kind::Numeric => number_len(k),
         Kind::Human => number_len(k).map(|n| {

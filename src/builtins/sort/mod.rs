@@ -798,6 +798,36 @@ mod tests {
     }
 
     #[test]
+    fn debug() {
+        let r = run(&["sort", "--debug", "-k2n"], b"b 2\na x\n").unwrap();
+        assert_eq!(
+            r.stdout_str(),
+            "a x\n  ^ no match for key\n___\nb 2\n  _\n___\n"
+        );
+        assert_eq!(
+            r.stderr_str(),
+            "sort: text ordering performed using simple byte comparison\n\
+             sort: key 1 is numeric and spans multiple fields\n\
+             sort: note numbers use '.' as a decimal point in this locale\n"
+        );
+        // Tabs shown as '>', control bytes take no column, no key of its own.
+        assert_eq!(sort(&["--debug"], "a\t\x01b\n").0, "a>\x01b\n___\n");
+        assert_eq!(sort(&["--debug", "-s", "-b"], " a\n").0, " a\n _\n");
+        assert_eq!(sort(&["--debug", "-c"], "a\n").1, 2);
+        let r = run(&["sort", "--debug", "+1n", "-0", "-k1,1f", "-rd"], b"").unwrap();
+        assert_eq!(
+            r.stderr_str(),
+            "sort: text ordering performed using simple byte comparison\n\
+             sort: obsolescent key '+1 -1' used; consider '-k 2,1' instead\n\
+             sort: key 1 has zero width and will be ignored\n\
+             sort: leading blanks are significant in key 2; consider also specifying 'b'\n\
+             sort: note numbers use '.' as a decimal point in this locale\n\
+             sort: option '-d' is ignored\n\
+             sort: option '-r' only applies to last-resort comparison\n"
+        );
+    }
+
+    #[test]
     fn checks_and_errors() {
         assert_eq!(sort(&["-c"], "b\na\n").1, 1);
         assert_eq!(sort(&["-C"], "a\nb\n").1, 0);
