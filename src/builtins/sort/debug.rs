@@ -95,13 +95,11 @@ fn key_warnings(key: &Key, n: usize, tab: Option<u8>, w: &mut Vec<String>) {
     let implicit_skip = is_numeric(kind) || kind == Kind::Month;
     // `-k1.A,1.B`: offsets from the start of the line, where no field's blanks intrude.
     let line_offset = key.eword == Some(0) && key.echar != 0;
-    let sb = key.skip_start_blanks;
-    if tab.is_none()
-        && !line_offset
-        && ((!sb && !implicit_skip)
-            || (!sb && key.schar != 0)
-            || (!key.skip_end_blanks && key.echar != 0))
-    {
+    // Blanks count at the start unless skipped (by `b`, or by the kind when the key
+    // starts a field), and at the end when it is a character offset without `b`.
+    let start_blanks = !key.skip_start_blanks && (!implicit_skip || key.schar != 0);
+    let end_blanks = !key.skip_end_blanks && key.echar != 0;
+    if tab.is_none() && !line_offset && (start_blanks || end_blanks) {
         w.push(format!(
             "leading blanks are significant in key {n}; consider also specifying 'b'"
         ));
