@@ -105,3 +105,53 @@ def cases(rng):
                 lines.sort()
         data = join_lines(rng, lines, b"\0" if "-z" in args and rng.random() < 0.8 else b"\n")
         yield {"tool": "sort", "script": " ".join(["sort"] + args + ops), "stdin": data}
+    yield from debug_cases(rng)
+
+
+def debug_lines(rng, kinds, sep):
+    """Lines for --debug: the usual fields plus what its underlines must measure (tabs,
+    control bytes, bytes >127, CR before the newline, long lines)."""
+    lines = make_lines(rng, kinds, sep)
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        lines.append(rng.choice([b"", b" ", b"\t", b"a\tb\tc", b"\x01x 2", b"1\r", b"x y\r", b"\xc3\xa9 3",
+                                 b"\x80\xff 1K", b" \x7f 4", b"a" * 300 + b" 9", b"\x1b[1m 5", b"-", b".5",
+                                 b"1.", b"-0", b"+2", b" 0x1F", b"1e3", b"inf", b"nan", b"Jan 3", b"\tfeb",
+                                 rand_bytes_line(rng)]))
+    rng.shuffle(lines)
+    return lines
+
+
+def debug_cases(rng):
+    """--debug: its warnings about keys and options and each line's underlines, over every
+    kind of key and the options it combines with."""
+    for _ in range(900):
+        args = ["--debug"]
+        kinds = [rng.choice(["t", "n", "g", "h", "V", "M"]) for _ in range(rng.choice([1, 1, 2]))]
+        sep = None
+        if rng.random() < 0.3:
+            sep = rng.choice([":", ",", "\t", " ", ".", "-"])
+            args.append("-t " + quote(sep))
+        for _ in range(rng.choice([0, 1, 1, 1, 2, 2, 3])):
+            ks = keyspec(rng)
+            if rng.random() < 0.1:
+                ks = "%d,%d" % (rng.randint(2, 4), rng.randint(1, 2))
+            args.append(rng.choice(["-k ", "-k", "--key="]) + quote(ks))
+        g = rng.choice(["", "", "", "n", "g", "h", "V", "M", "f", "d", "i", "b", "bn", "fr", "nr", "dfi", "gr", "hr",
+                        "r", "bdf", "fM", "R"])
+        if g:
+            args.append("-" + g)
+        for flag, p in [("-r", 0.15), ("-s", 0.2), ("-u", 0.2), ("-b", 0.1), ("-f", 0.08), ("-z", 0.08),
+                        ("-m", 0.04), ("-c", 0.02), ("-C", 0.02), ("-o /dev/stdout", 0.02), ("--sort=numeric", 0.02),
+                        ("-S 1M", 0.01)]:
+            if rng.random() < p:
+                args.append(flag)
+        if rng.random() < 0.08:
+            args.append("+%d" % rng.randint(0, 3) + rng.choice(["", "", ".1", "n", "r", "b", "bn"]))
+            if rng.random() < 0.6:
+                args.append("-%d" % rng.randint(0, 4) + rng.choice(["", "", ".2", "b"]))
+        rng.shuffle(args)
+        if "-R" in args:
+            continue
+        lines = debug_lines(rng, kinds, sep)
+        data = join_lines(rng, lines, b"\0" if "-z" in args and rng.random() < 0.8 else b"\n")
+        yield {"tool": "sort", "script": " ".join(["sort"] + args), "stdin": data}

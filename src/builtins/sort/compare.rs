@@ -191,7 +191,7 @@ const MONTHS: [&[u8; 3]; 12] = [
     b"JAN", b"FEB", b"MAR", b"APR", b"MAY", b"JUN", b"JUL", b"AUG", b"SEP", b"OCT", b"NOV", b"DEC",
 ];
 
-fn month(k: &[u8], blank: &[bool; 256]) -> u8 {
+pub fn month(k: &[u8], blank: &[bool; 256]) -> u8 {
     let skip = k.iter().take_while(|&&b| blank[usize::from(b)]).count();
     let k = &k[skip..];
     for (i, m) in MONTHS.iter().enumerate() {

@@ -121,6 +121,8 @@ pub struct Key {
     pub skip_start_blanks: bool,
     pub skip_end_blanks: bool,
     pub order: Order,
+    /// Written as the obsolete `+POS1 [-POS2]` (which `--debug` warns about).
+    pub obsolete: bool,
 }
 
 impl Key {
@@ -256,13 +258,9 @@ pub fn parse_obsolete(pos1: &[u8], pos2: Option<&[u8]>) -> Result<Key, String> {
             rest = r;
         }
         if c == 0 {
-            // The end of field F (1-based), i.e. of the field before 0-based F.
-            if f == 0 {
-                // "-0" (GNU: the field before the first) runs to the end of the line.
-                key.eword = None;
-            } else {
-                key.eword = Some(f - 1);
-            }
+            // The end of field F (1-based), i.e. of the field before 0-based F; GNU
+            // takes "-0" for the end of the first field.
+            key.eword = Some(f.saturating_sub(1));
         } else {
             key.eword = Some(f);
             key.echar = c;

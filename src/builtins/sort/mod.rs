@@ -4,6 +4,7 @@
 //! extreme magnitude).
 
 mod compare;
+mod debug;
 mod keys;
 
 use std::cmp::Ordering;
@@ -22,7 +23,7 @@ const SPEC: Spec = Spec {
     short: "bcCdfghik:mMno:rRsS:t:T:uVy:z",
     long: &[
         long("batch-size", Arg::Required, None),
-        long("buffer-size", Arg::Required, Some('S')),
+        long("buffer-size", Arg::Required, None),
         long("check", Arg::Optional, None),
         long("compress-program", Arg::Required, None),
         long("debug", Arg::No, None),
@@ -83,6 +84,8 @@ struct Opts {
     merge: bool,
     eol: u8,
     files0: Option<Vec<u8>>,
+    /// `--debug`: its warnings, and whether the keys get underlines of their own.
+    debug: Option<(Vec<u8>, bool)>,
 }
 
 pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
@@ -172,6 +175,9 @@ async fn sort_main(
         Ok(n) => n,
         Err(f) => return Ok(Err(f)),
     };
+    if let Some((warnings, _)) = &opts.debug {
+        ctx.stderr.extend_from_slice(warnings);
+    }
     if opts.check != Check::No && names.len() > 1 {
         return Ok(Err(Fail {
             msg: format!(
@@ -257,7 +263,7 @@ async fn sort_main(
                     )
                     .into_bytes();
                     msg.extend_from_slice(line);
-                    msg.push(b'\n');
+                    msg.push(opts.eol);
                     ctx.stderr.extend_from_slice(&msg);
                 }
                 return Ok(Ok(1));
@@ -288,6 +294,12 @@ async fn sort_main(
                 }
             }
             prev = Some(i);
+        }
+        if let Some((_, show_keys)) = &opts.debug {
+            let before = out.len();
+            debug::annotate(out, lines[i], kv(i), cfg, *show_keys);
+            ctx.budget.spend_bytes(out.len() - before)?;
+            continue;
         }
         out.extend_from_slice(lines[i]);
         out.push(opts.eol);
@@ -407,8 +419,11 @@ fn rewrite_obsolete(args: &[Vec<u8>]) -> std::result::Result<Vec<Vec<u8>>, Fail>
                 .get(i + 1)
                 .filter(|n| n.len() > 1 && n[0] == b'-' && n[1].is_ascii_digit());
             let key = keys::parse_obsolete(&a[1..], pos2.map(|p| &p[1..])).map_err(fail)?;
+            // Marked with a leading NUL, which no real argument holds, for --debug.
             out.push(b"-k".to_vec());
-            out.push(key_spec(&key).into_bytes());
+            let mut spec = vec![0];
+            spec.extend_from_slice(key_spec(&key).as_bytes());
+            out.push(spec);
             i += if pos2.is_some() { 2 } else { 1 };
             continue;
         }
@@ -487,6 +502,7 @@ fn parse_args(
     let mut merge = false;
     let mut eol = b'\n';
     let mut files0 = None;
+    let mut debug = false;
     for opt in &parsed.opts {
         let v = opt.value();
         match opt.key {
@@ -530,7 +546,13 @@ fn parse_args(
                 }
             }
             "k" => {
-                keys.push(keys::parse_key(v).map_err(fail)?);
+                let (spec, obsolete) = match v.strip_prefix(b"\0") {
+                    Some(spec) => (spec, true),
+                    None => (v, false),
+                };
+                let mut key = keys::parse_key(spec).map_err(fail)?;
+                key.obsolete = obsolete;
+                keys.push(key);
             }
             "t" => {
                 let t = match v {
@@ -580,7 +602,8 @@ fn parse_args(
             }
             "m" => merge = true,
             "z" => eol = 0,
-            "S" => check_buffer_size(v)?,
+            "S" => check_buffer_size("-S", v)?,
+            "buffer-size" => check_buffer_size("--buffer-size", v)?,
             "parallel" => {
                 let n = operands::parse_size(v)
                     .ok()
@@ -596,19 +619,9 @@ fn parse_args(
                     _ => {}
                 }
             }
-            "batch-size" => {
-                let n = std::str::from_utf8(v)
-                    .ok()
-                    .and_then(|s| s.parse::<u64>().ok());
-                if n.is_none_or(|n| n < 2) {
-                    return Err(fail(format!(
-                        "invalid --batch-size argument {}\nsort: minimum --batch-size argument is '2'",
-                        quote_str(v)
-                    )));
-                }
-            }
+            "batch-size" => check_batch_size(v)?,
             "files0-from" => files0 = Some(v.to_vec()),
-            "debug" => return Err(fail("--debug is not supported")),
+            "debug" => debug = true,
             // -T, -y, --compress-program, --random-source: nothing to do without files.
             _ => {}
         }
@@ -623,18 +636,7 @@ fn parse_args(
     if check_letters.len() > 1 {
         return Err(fail("options '-cC' are incompatible"));
     }
-    if check != Check::No && output.is_some() {
-        let c = if check == Check::Quiet { 'C' } else { 'c' };
-        return Err(fail(format!("options '-{c}o' are incompatible")));
-    }
-    if let Some(o) = &output {
-        if o != b"-" && o != b"/dev/stdout" {
-            return Err(fail(format!(
-                "open failed: {}: Read-only file system",
-                String::from_utf8_lossy(o)
-            )));
-        }
-    }
+    let explicit = !keys.is_empty();
     for key in keys.iter_mut() {
         if key.has_no_options() {
             key.order = global;
@@ -655,6 +657,25 @@ fn parse_args(
             return Err(fail(msg));
         }
     }
+    if debug && check != Check::No {
+        let c = if check == Check::Quiet { 'C' } else { 'c' };
+        return Err(fail(format!("options '-{c} --debug' are incompatible")));
+    }
+    if debug && output.is_some() {
+        return Err(fail("options '-o --debug' are incompatible"));
+    }
+    if check != Check::No && output.is_some() {
+        let c = if check == Check::Quiet { 'C' } else { 'c' };
+        return Err(fail(format!("options '-{c}o' are incompatible")));
+    }
+    if let Some(o) = &output {
+        if o != b"-" && o != b"/dev/stdout" {
+            return Err(fail(format!(
+                "open failed: {}: Read-only file system",
+                String::from_utf8_lossy(o)
+            )));
+        }
+    }
     let mut blank = [false; 256];
     blank[usize::from(b' ')] = true;
     blank[usize::from(b'\t')] = true;
@@ -665,6 +686,20 @@ fn parse_args(
     if keys.iter().any(|k| k.order.random) {
         ctx.host.fill_random(&mut salt);
     }
+    let debug = debug.then(|| {
+        let mut unsorted = global;
+        unsorted.reverse = false;
+        let warnings = debug::warnings(&debug::Setup {
+            keys: &keys,
+            explicit,
+            global,
+            global_b,
+            tab,
+            no_last_resort: stable || unique,
+        });
+        // With no -k and no ordering option there is no key, only the whole line.
+        (warnings, explicit || global_b || !unsorted.is_empty())
+    });
     let cfg = Config {
         keys,
         tab,
@@ -681,25 +716,55 @@ fn parse_args(
             merge,
             eol,
             files0,
+            debug,
         },
         parsed.operands,
     ))
 }
 
-/// `-S SIZE`: a number, then one of `% b K M G T P E Z Y` (any case but `b`).
-fn check_buffer_size(v: &[u8]) -> std::result::Result<(), Fail> {
+/// `-S SIZE`: a number, then one of `% b K M G T P E Z Y` (any case but `b`). GNU names
+/// the option as it was spelled.
+fn check_buffer_size(name: &str, v: &[u8]) -> std::result::Result<(), Fail> {
     let digits = v.iter().take_while(|b| b.is_ascii_digit()).count();
     if digits == 0 {
-        return Err(fail(format!("invalid -S argument {}", quote_str(v))));
+        return Err(fail(format!("invalid {name} argument {}", quote_str(v))));
     }
     match &v[digits..] {
         [] => Ok(()),
         [c] if b"%bkKmMgGtTpPeEzZyY".contains(c) => Ok(()),
         _ => Err(fail(format!(
-            "invalid suffix in -S argument {}",
+            "invalid suffix in {name} argument {}",
             quote_str(v)
         ))),
     }
+}
+
+/// `--batch-size=NMERGE`: `+` and digits, at least 2.
+fn check_batch_size(v: &[u8]) -> std::result::Result<(), Fail> {
+    let body = v.strip_prefix(b"+").unwrap_or(v);
+    let digits = body.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return Err(fail(format!(
+            "invalid --batch-size argument {}",
+            quote_str(v)
+        )));
+    }
+    if digits < body.len() {
+        return Err(fail(format!(
+            "invalid suffix in --batch-size argument {}",
+            quote_str(v)
+        )));
+    }
+    let n = std::str::from_utf8(&body[..digits])
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok());
+    if n.is_some_and(|n| n < 2) {
+        return Err(fail(format!(
+            "invalid --batch-size argument {}\nsort: minimum --batch-size argument is '2'",
+            quote_str(v)
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -730,6 +795,36 @@ mod tests {
             "b a d c\na b c d\nc c a b\n"
         );
         assert_eq!(sort(&["-n", "-k1,1r"], "10 b\n9 a\n").0, "9 a\n10 b\n");
+    }
+
+    #[test]
+    fn debug() {
+        let r = run(&["sort", "--debug", "-k2n"], b"b 2\na x\n").unwrap();
+        assert_eq!(
+            r.stdout_str(),
+            "a x\n  ^ no match for key\n___\nb 2\n  _\n___\n"
+        );
+        assert_eq!(
+            r.stderr_str(),
+            "sort: text ordering performed using simple byte comparison\n\
+             sort: key 1 is numeric and spans multiple fields\n\
+             sort: note numbers use '.' as a decimal point in this locale\n"
+        );
+        // Tabs shown as '>', control bytes take no column, no key of its own.
+        assert_eq!(sort(&["--debug"], "a\t\x01b\n").0, "a>\x01b\n___\n");
+        assert_eq!(sort(&["--debug", "-s", "-b"], " a\n").0, " a\n _\n");
+        assert_eq!(sort(&["--debug", "-c"], "a\n").1, 2);
+        let r = run(&["sort", "--debug", "+1n", "-0", "-k1,1f", "-rd"], b"").unwrap();
+        assert_eq!(
+            r.stderr_str(),
+            "sort: text ordering performed using simple byte comparison\n\
+             sort: obsolescent key '+1 -1' used; consider '-k 2,1' instead\n\
+             sort: key 1 has zero width and will be ignored\n\
+             sort: leading blanks are significant in key 2; consider also specifying 'b'\n\
+             sort: note numbers use '.' as a decimal point in this locale\n\
+             sort: option '-d' is ignored\n\
+             sort: option '-r' only applies to last-resort comparison\n"
+        );
     }
 
     #[test]
