@@ -416,8 +416,33 @@ def argv_cases(rng, anchored=True, n=2600):
                   ["--rfc-3339=x", "-d", "@0"], ["--rfc-3339"], ["-d"], ["--zzz"], ["-x"],
                   ["-d", "@0", "-f", "-"], ["-r", "nofile"], ["-d", "@0", "-I", "+%s"],
                   ["--iso-8601=hou", "-d", "@5"], ["-d", "@0", "--resolution"],
-                  ["--date", "@86400", "--rfc-email"], ["-d", "@0", "--d", "@1"]):
+                  ["--date", "@86400", "--rfc-email"], ["-d", "@0", "--d", "@1"],
+                  ["-d", "@0", "nonplus"], ["-f", "-", "0101"], ["-d", "@0", "x", "y"],
+                  ["-R", "-I", "--zzz"], ["-R", "-Ix"], ["-R", "-R", "-d", "@0"],
+                  ["-d", "@0", "-f", "-", "-R", "-I"], ["-R", "nonplus", "-d", "@0"],
+                  ["-d", "@0", "-f", "-", "+%s", "x"], ["-r", "nofile", "x"]):
         out.append(("UTC", ["date"] + extra, b""))
+    out += resolution_cases(rng)
+    return out
+
+
+def resolution_cases(rng):
+    """--resolution: the clock's tick, shown as a moment that long after the epoch."""
+    out = []
+    extras = [[], ["-u"], ["--resolution"], ["-d", "@0"], ["-f", "-"], ["-r", "nofile"],
+              ["+%s", "+%s"], ["nonplus"], ["-R", "-I"], ["-Ix"], ["+%N", "extra"]]
+    for _ in range(60):
+        args = ["date", rng.choice(["--resolution", "--res", "--resol"])]
+        r = rng.random()
+        if r < 0.6:
+            args += output_opts(rng)
+        elif r < 0.85:
+            args += rng.choice(extras)
+        if rng.random() < 0.2:
+            args.append(rng.choice(["-u", "--utc"]))
+        if rng.random() < 0.3:
+            args = args[:1] + args[1:][::-1]
+        out.append((rand_tz(rng), args, b""))
     return out
 
 

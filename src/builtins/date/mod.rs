@@ -48,17 +48,12 @@ enum Source {
 }
 
 pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
-    let parsed = match SPEC.parse(&args[1..]) {
-        Ok(p) => p,
-        Err(msg) => {
-            usage_error(ctx.stderr, "date", &msg);
-            return Ok(1);
-        }
-    };
+    // GNU acts on each option as it comes: a bad format argument, or a second format,
+    // is reported before a bad option after it.
+    let (parsed, bad_option) = SPEC.parse_in_order(&args[1..]);
     let mut source = Source::Now;
     let mut sources = 0;
     let mut format: Option<Vec<u8>> = None;
-    let mut formats = 0;
     let mut utc = false;
     let mut set = false;
     let mut reference: Option<Vec<u8>> = None;
@@ -106,11 +101,15 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                         }
                     },
                 };
-                formats += 1;
+                if format.is_some() {
+                    return Ok(multiple_formats(ctx));
+                }
                 format = Some(fmt.to_vec());
             }
             "R" => {
-                formats += 1;
+                if format.is_some() {
+                    return Ok(multiple_formats(ctx));
+                }
                 format = Some(b"%a, %d %b %Y %H:%M:%S %z".to_vec());
             }
             "rfc-3339" => {
@@ -123,7 +122,9 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                         return Ok(1);
                     }
                 };
-                formats += 1;
+                if format.is_some() {
+                    return Ok(multiple_formats(ctx));
+                }
                 format = Some(fmt.to_vec());
             }
             "s" => set = true,
@@ -139,6 +140,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             _ => {}
         }
     }
+    if let Some(msg) = bad_option {
+        usage_error(ctx.stderr, "date", &msg);
+        return Ok(1);
+    }
     if sources > 1 {
         usage_error(
             ctx.stderr,
@@ -147,28 +152,37 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         );
         return Ok(1);
     }
+    if set && sources > 0 {
+        usage_error(
+            ctx.stderr,
+            "date",
+            "the options to print and set the time may not be used together",
+        );
+        return Ok(1);
+    }
     let mut operands = parsed.operands.iter();
     if let Some(op) = operands.next() {
-        if let Some(f) = op.strip_prefix(b"+") {
-            if let Some(extra) = operands.next() {
-                let msg = format!("extra operand {}", quote_str(extra));
-                usage_error(ctx.stderr, "date", &msg);
-                return Ok(1);
-            }
-            formats += 1;
-            format = Some(f.to_vec());
-        } else if let Some(extra) = operands.next() {
+        if let Some(extra) = operands.next() {
             let msg = format!("extra operand {}", quote_str(extra));
+            usage_error(ctx.stderr, "date", &msg);
+            return Ok(1);
+        }
+        if let Some(f) = op.strip_prefix(b"+") {
+            if format.is_some() {
+                return Ok(multiple_formats(ctx));
+            }
+            format = Some(f.to_vec());
+        } else if set || sources > 0 {
+            let msg = format!(
+                "the argument {} lacks a leading '+';\nwhen using an option to specify \
+                 date(s), any non-option\nargument must be a format string beginning with '+'",
+                quote_str(op)
+            );
             usage_error(ctx.stderr, "date", &msg);
             return Ok(1);
         } else {
             set = true;
         }
-    }
-    if formats > 1 {
-        ctx.stderr
-            .extend_from_slice(b"date: multiple output formats specified\n");
-        return Ok(1);
     }
     if let Some(file) = reference {
         let msg = format!("date: {}: No such file or directory\n", show(&file));
@@ -187,14 +201,18 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ctx.vars.get(b"TZ")
     };
     let zone = Zone::from_tz(env_tz);
-    let format = format.unwrap_or_else(|| DEFAULT_FORMAT.to_vec());
+    // The resolution is shown as a moment one tick after the epoch: "%s.%N" unless a
+    // format is given.
+    let default: &[u8] = if matches!(source, Source::Resolution) {
+        b"%s.%N"
+    } else {
+        DEFAULT_FORMAT
+    };
+    let format = format.unwrap_or_else(|| default.to_vec());
     let now = ctx.host.now();
     let now = (now.secs, now.nanos);
     match source {
-        Source::Resolution => {
-            ctx.stdout.extend_from_slice(b"0.000000001\n");
-            Ok(0)
-        }
+        Source::Resolution => show_moment(ctx, (0, 1), &zone, &format),
         Source::Now => show_moment(ctx, now, &zone, &format),
         Source::Date(s) => {
             ctx.budget.spend(STEPS_PER_DATE)?;
@@ -255,6 +273,12 @@ fn show_moment(ctx: &mut Ctx<'_>, m: (i64, u32), zone: &Zone, format: &[u8]) -> 
     ctx.stdout.push(b'\n');
     ctx.budget.spend_bytes(ctx.stdout.len() - before)?;
     Ok(0)
+}
+
+fn multiple_formats(ctx: &mut Ctx<'_>) -> Status {
+    ctx.stderr
+        .extend_from_slice(b"date: multiple output formats specified\n");
+    1
 }
 
 fn invalid(ctx: &mut Ctx<'_>, s: &[u8]) {
