@@ -2,6 +2,7 @@
 //! the C locale, in the zone of `TZ` (or UTC with `-u`). Spends 4 steps per date parsed and
 //! printed, one per 16 bytes of date string, and one per 64 bytes of output.
 
+mod debug;
 mod format;
 mod parse;
 pub(crate) mod tz;
@@ -55,6 +56,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut sources = 0;
     let mut format: Option<Vec<u8>> = None;
     let mut utc = false;
+    let mut debug = false;
     let mut set = false;
     let mut reference: Option<Vec<u8>> = None;
     for o in &parsed.opts {
@@ -128,6 +130,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 format = Some(fmt.to_vec());
             }
             "s" => set = true,
+            "debug" => debug = true,
             "u" => utc = true,
             "help" => {
                 ctx.stdout.extend_from_slice(HELP);
@@ -195,11 +198,12 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             .extend_from_slice(b"date: cannot set date: Operation not permitted\n");
         return Ok(1);
     }
-    let env_tz = if utc {
-        Some(&b"UTC0"[..])
+    let env_tz: Option<Vec<u8>> = if utc {
+        Some(b"UTC0".to_vec())
     } else {
-        ctx.vars.get(b"TZ")
+        ctx.vars.get(b"TZ").map(<[u8]>::to_vec)
     };
+    let env_tz = env_tz.as_deref();
     let zone = Zone::from_tz(env_tz);
     // The resolution is shown as a moment one tick after the epoch: "%s.%N" unless a
     // format is given.
@@ -212,12 +216,21 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let now = ctx.host.now();
     let now = (now.secs, now.nanos);
     match source {
-        Source::Resolution => show_moment(ctx, (0, 1), &zone, &format),
-        Source::Now => show_moment(ctx, now, &zone, &format),
+        Source::Resolution | Source::Now => {
+            if debug {
+                debug::output_format(ctx.stderr, &format);
+            }
+            let m = if matches!(source, Source::Now) {
+                now
+            } else {
+                (0, 1)
+            };
+            show_moment(ctx, m, &zone, &format)
+        }
         Source::Date(s) => {
             ctx.budget.spend(STEPS_PER_DATE)?;
             ctx.budget.spend((s.len() as u64).div_ceil(16))?;
-            match parse::parse(&s, now, &zone) {
+            match parse_date(ctx, &s, &s, now, &zone, env_tz, debug, &format) {
                 Some(m) => show_moment(ctx, m, &zone, &format),
                 None => {
                     invalid(ctx, &s);
@@ -237,14 +250,15 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             let mut status = 0;
             let mut rest: &[u8] = &data;
             while !rest.is_empty() {
-                let (line, next) = match rest.iter().position(|&b| b == b'\n') {
-                    Some(p) => (&rest[..p], &rest[p + 1..]),
-                    None => (rest, &b""[..]),
+                // --debug shows the line as read, with its newline.
+                let (line, whole, next) = match rest.iter().position(|&b| b == b'\n') {
+                    Some(p) => (&rest[..p], &rest[..p + 1], &rest[p + 1..]),
+                    None => (rest, rest, &b""[..]),
                 };
                 rest = next;
                 ctx.budget.spend(STEPS_PER_DATE)?;
                 ctx.budget.spend((line.len() as u64).div_ceil(16))?;
-                match parse::parse(line, now, &zone) {
+                match parse_date(ctx, line, whole, now, &zone, env_tz, debug, &format) {
                     Some(m) => {
                         if show_moment(ctx, m, &zone, &format)? != 0 {
                             status = 1;
@@ -259,6 +273,31 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             Ok(status)
         }
     }
+}
+
+/// Parses a date string; with --debug, the notes go to stderr (`whole` is the string as
+/// they show it), and the output format after a date that parses.
+#[allow(clippy::too_many_arguments)]
+fn parse_date(
+    ctx: &mut Ctx<'_>,
+    s: &[u8],
+    whole: &[u8],
+    now: (i64, u32),
+    zone: &Zone,
+    env_tz: Option<&[u8]>,
+    debug: bool,
+    format: &[u8],
+) -> Option<(i64, u32)> {
+    if !debug {
+        return parse::parse(s, now, zone);
+    }
+    let mut trace = debug::Trace::new(env_tz);
+    let m = parse::parse_traced(whole, now, zone, Some(&mut trace));
+    trace.write(ctx.stderr);
+    if m.is_some() {
+        debug::output_format(ctx.stderr, format);
+    }
+    m
 }
 
 fn show_moment(ctx: &mut Ctx<'_>, m: (i64, u32), zone: &Zone, format: &[u8]) -> Result<Status> {
