@@ -388,7 +388,7 @@ def rand_tz(rng):
     return rng.choice(POSIX)
 
 
-def argv_cases(rng, anchored=True, n=2600):
+def argv_cases(rng, anchored=True, n=2600, extras=True):
     """(TZ or None, argv, stdin) triples."""
     out = []
     for _ in range(n):
@@ -411,6 +411,8 @@ def argv_cases(rng, anchored=True, n=2600):
         else:
             args += opts
         out.append((tz, args, stdin))
+    if not extras:
+        return out
     # Option errors and odd usage (never an operand without +: that sets the clock).
     for extra in (["-d", "@0", "-R", "-I"], ["-d", "@0", "+%s", "+%s"], ["-Ix", "-d", "@0"],
                   ["--rfc-3339=x", "-d", "@0"], ["--rfc-3339"], ["-d"], ["--zzz"], ["-x"],
@@ -423,6 +425,7 @@ def argv_cases(rng, anchored=True, n=2600):
                   ["-d", "@0", "-f", "-", "+%s", "x"], ["-r", "nofile", "x"]):
         out.append(("UTC", ["date"] + extra, b""))
     out += resolution_cases(rng)
+    out += debug_cases(rng)
     return out
 
 
@@ -443,6 +446,18 @@ def resolution_cases(rng):
         if rng.random() < 0.3:
             args = args[:1] + args[1:][::-1]
         out.append((rand_tz(rng), args, b""))
+    return out
+
+
+def debug_cases(rng, n=700):
+    """--debug: GNU's notes on how each anchored date string is read, then the format."""
+    out = []
+    for tz, args, stdin in argv_cases(rng, n=n, extras=False):
+        args = list(args)
+        args.insert(rng.randint(1, len(args)), "--debug")
+        out.append((tz, args, stdin))
+    for extra in (["--resolution"], ["--resolution", "-R"], ["-d", "@0", "-f", "-"]):
+        out.append(("UTC", ["date", "--debug"] + extra, b""))
     return out
 
 

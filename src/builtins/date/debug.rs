@@ -48,8 +48,8 @@ impl Trace {
     /// Where the string's fields are read: `zone` is the offset a zone item named.
     pub fn input_zone(&self, zone: Option<i64>, local_dst: bool) -> String {
         let what = match (zone, self.tz_in_string) {
-            (_, true) => format!("TZ=\"{}\" in date string", self.tz_text()),
             (Some(z), _) => format!("parsed date/time string ({})", offset(z)),
+            (_, true) => format!("TZ=\"{}\" in date string", self.tz_text()),
             _ => match self.tz.as_deref() {
                 None => "system default".to_string(),
                 Some(b"UTC0") => "TZ=\"UTC0\" environment value or -u".to_string(),
@@ -125,9 +125,9 @@ pub fn offset(secs: i64) -> String {
     let sign = if secs < 0 { '-' } else { '+' };
     let a = secs.unsigned_abs();
     let mut s = format!("{sign}{:02}", a / 3600);
-    if a % 3600 != 0 {
+    if !a.is_multiple_of(3600) {
         s.push_str(&format!(":{:02}", a / 60 % 60));
-        if a % 60 != 0 {
+        if !a.is_multiple_of(60) {
             s.push_str(&format!(":{:02}", a % 60));
         }
     }
@@ -212,11 +212,16 @@ pub fn invalid(trace: &mut Trace, given: &Fields, got: &Fields, zone: Option<i64
     trace.note(marks.trim_end().to_string());
     trace.note("     possible reasons:".to_string());
     let same_date = !pairs[0].0 && !pairs[1].0 && !pairs[2].0;
-    let same_time = !pairs[3].0 && !pairs[4].0 && !pairs[5].0;
     if same_date && pairs[3].0 && !pairs[4].0 && !pairs[5].0 {
         trace.note("       non-existing due to daylight-saving time;".to_string());
     }
-    if pairs[2].0 && same_time {
+    let month_days = match given.month.rem_euclid(12) + 1 {
+        2 if given.year % 4 == 0 && (given.year % 100 != 0 || given.year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if given.day < 1 || given.day > month_days {
         trace.note("       invalid day/month combination;".to_string());
     }
     trace.note("       numeric values overflow;".to_string());
@@ -232,5 +237,20 @@ pub fn invalid(trace: &mut Trace, given: &Fields, got: &Fields, zone: Option<i64
 
 /// `date: output format: 'FMT'`, printed before each date is shown.
 pub fn output_format(out: &mut Vec<u8>, format: &[u8]) {
-    out.extend_from_slice(format!("date: output format: {}\n", quote_str(format)).as_bytes());
+    // GNU shows `%-N` as the digits of the clock's resolution it stands for.
+    let mut shown = Vec::with_capacity(format.len());
+    let mut i = 0;
+    while i < format.len() {
+        if format[i] == b'%' && format.get(i + 1) == Some(&b'%') {
+            shown.extend_from_slice(b"%%");
+            i += 2;
+        } else if format[i..].starts_with(b"%-N") {
+            shown.extend_from_slice(b"%9N");
+            i += 3;
+        } else {
+            shown.push(format[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(format!("date: output format: {}\n", quote_str(&shown)).as_bytes());
 }

@@ -333,7 +333,7 @@ fn lex(s: &[u8], local: &LocalNames) -> Result<(Vec<Tok>, Vec<usize>), Box<LexEr
             if overflow {
                 return Err(Box::new(LexError {
                     word: None,
-                    end: j,
+                    end: i,
                     toks,
                     ends,
                 }));
@@ -417,6 +417,14 @@ struct Parser<'t> {
     notes: Option<Vec<String>>,
     /// The current year, which a date without one shows in its note.
     now_year: i64,
+    /// GNU's notes for "20261130 +1 day" (a hybrid part) leave the number's text to be
+    /// shown before the next part but a relative one.
+    pending: Option<String>,
+    /// Where an item that failed went wrong, when not at the token after its first.
+    fail_at: Option<usize>,
+    /// Whether the last item ended in a way no further token could extend (GNU's parser
+    /// then takes it without reading ahead).
+    closed: bool,
 }
 
 impl Parser<'_> {
@@ -428,9 +436,13 @@ impl Parser<'_> {
 
     /// `parsed KIND part: WHAT`, with nothing after the colon for a second one.
     fn part(&mut self, kind: &str, again: bool, f: impl FnOnce(&Items) -> String) {
+        let pending = self.pending.take();
         self.note(|it| {
             let what = if again { String::new() } else { f(it) };
-            format!("parsed {kind} part: {what}")
+            match pending {
+                Some(p) => format!("parsed {kind} part: {p} {what}"),
+                None => format!("parsed {kind} part: {what}"),
+            }
         });
     }
 
@@ -443,8 +455,15 @@ impl Parser<'_> {
     }
 
     fn note_time(&mut self, zones_before: u32) {
-        let zone = (self.it.zones > zones_before).then_some(self.it.zone);
-        self.part("time", self.it.times > 1, |it| time_text(it, zone));
+        // Only the string's first zone is shown with its time.
+        let zone = (self.it.zones > zones_before && self.it.zones == 1).then_some(self.it.zone);
+        if self.it.times > 1 {
+            // A second time shows only its zone, if the string's first.
+            let what = zone.map_or(String::new(), |z| format!("UTC{}", debug::offset(z)));
+            self.part("time", false, |_| what);
+            return;
+        }
+        self.part("time", false, |it| time_text(it, zone));
     }
 
     fn note_rel(&mut self) {
@@ -516,6 +535,13 @@ impl Parser<'_> {
         self.peek(k) == Some(Tok::Char(c))
     }
 
+    /// Whether the token `k` places before the current one is the character `c`.
+    fn is_char_back(&self, k: usize, c: u8) -> bool {
+        self.pos
+            .checked_sub(k)
+            .is_some_and(|p| self.toks.get(p) == Some(&Tok::Char(c)))
+    }
+
     fn unit_at(&self, k: usize) -> Option<(Unit, i64)> {
         match self.word(k) {
             Some(Word::Unit(u, m)) => Some((u, m)),
@@ -525,7 +551,31 @@ impl Parser<'_> {
 
     fn items(&mut self) -> Option<()> {
         while self.pos < self.toks.len() {
-            self.item()?;
+            let start = self.pos;
+            self.closed = false;
+            let done = self.item();
+            if let Some(
+                Tok::Word(
+                    Word::Ago | Word::Hence | Word::Dst | Word::Meridian(_) | Word::DayShift(_),
+                )
+                | Tok::Char(b','),
+            ) = self.pos.checked_sub(1).and_then(|p| self.toks.get(p))
+            {
+                self.closed = true;
+            }
+            if done.is_none() {
+                // GNU's parser gives up at the first token no rule takes: a word or
+                // character that starts no item, else (mostly) the item's second token.
+                let alone = matches!(
+                    self.toks[start],
+                    Tok::Char(_)
+                        | Tok::Word(Word::Ago | Word::Hence | Word::Dst | Word::Meridian(_))
+                );
+                self.pos = self
+                    .fail_at
+                    .unwrap_or(if alone { start } else { start + 1 });
+                return None;
+            }
         }
         Some(())
     }
@@ -568,6 +618,7 @@ impl Parser<'_> {
                         } else {
                             None
                         };
+                        self.closed = year.is_some();
                         self.set_date(year, m, v);
                         self.note_date("date");
                         return Some(());
@@ -588,8 +639,23 @@ impl Parser<'_> {
                 // "20261130 +1 day": a number, then a signed relative item that takes no "ago".
                 if let (Some((n, _)), Some((u, m))) = (self.snum(1), self.unit_at(2)) {
                     self.pos += 3;
+                    let notes = self.notes.as_ref().map_or(0, Vec::len);
                     self.number(v, digits)?;
-                    return self.rel(u, n.checked_mul(m)?, 0, false);
+                    if let Some(n) = &mut self.notes {
+                        // The number's note waits; the relative item is noted as hybrid.
+                        if n.len() > notes {
+                            let text = n.pop().unwrap_or_default();
+                            let text = text.split_once(": ").map_or("", |x| x.1);
+                            self.pending = Some(text.to_string());
+                        }
+                    }
+                    self.rel(u, n.checked_mul(m)?, 0, false)?;
+                    if let Some(n) = &mut self.notes {
+                        if let Some(last) = n.last_mut() {
+                            *last = last.replacen("relative", "hybrid", 1);
+                        }
+                    }
+                    return Some(());
                 }
                 // "11 -0600": an hour and its zone.
                 if self.snum(1).is_some() {
@@ -623,6 +689,7 @@ impl Parser<'_> {
                 // Nov-30-2026
                 if let (Some((d, _)), Some((y, yd))) = (self.snum(0), self.snum(1)) {
                     self.pos += 2;
+                    self.closed = true;
                     self.set_date(Some((-y, yd)), m, -d);
                     self.note_date("date");
                     return Some(());
@@ -632,6 +699,7 @@ impl Parser<'_> {
                 if self.is_char(0, b',') {
                     if let Some((y, yd)) = self.unum(1) {
                         self.pos += 2;
+                        self.closed = true;
                         self.set_date(Some((y, yd)), m, d);
                         self.note_date("date");
                         return Some(());
@@ -694,6 +762,7 @@ impl Parser<'_> {
                     let neg = self.minus(0);
                     self.pos += 1;
                     off = off.checked_add(self.zone_offset(n, digits, neg)?)?;
+                    self.closed = self.is_char_back(2, b':');
                 }
                 self.it.zone = off;
                 self.note_zone();
@@ -758,7 +827,13 @@ impl Parser<'_> {
         if let Some((n, digits)) = self.snum(0) {
             let neg = self.minus(0);
             self.pos += 1;
-            let off = self.zone_offset(n, digits, neg)?;
+            let Some(off) = self.zone_offset(n, digits, neg) else {
+                // GNU takes the offset, reads one token more, and then gives up.
+                self.fail_at = Some(self.pos);
+                return None;
+            };
+            // Only `+hh:mm` is complete: `+hh` might still take a `:mm`.
+            self.closed = self.is_char_back(2, b':');
             self.it.zones += 1;
             self.it.zone = off;
         }
@@ -807,6 +882,7 @@ impl Parser<'_> {
         if self.is_char(0, b'/') {
             let (c, cd) = self.unum(1)?;
             self.pos += 2;
+            self.closed = true;
             if ad >= 4 {
                 self.note(|_| format!("warning: value {a} has {ad} digits. Assuming YYYY/MM/DD"));
                 self.set_date(Some((a, ad)), b, c);
@@ -836,7 +912,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 let zones = self.it.zones;
                 self.time(false)?;
-                let zone = (self.it.zones > zones).then_some(self.it.zone);
+                let zone = (self.it.zones > zones && self.it.zones == 1).then_some(self.it.zone);
                 let again = self.it.dates > 1 || self.it.times > 1;
                 let now_year = self.now_year;
                 self.part("datetime", again, |it| {
@@ -849,6 +925,8 @@ impl Parser<'_> {
                 });
                 return Some(());
             }
+            // GNU gives up at the token after the one after T.
+            self.fail_at = Some(self.pos + 2);
             return None;
         }
         self.note_date("date");
@@ -909,7 +987,8 @@ impl Parser<'_> {
         let it = &mut self.it;
         if it.dates > 0 && it.year.is_none() && !it.rels && (it.times > 0 || digits > 2) {
             it.year = Some((v, digits));
-            self.note(|_| format!("parsed number part: year: {v}"));
+            let w = digits as usize;
+            self.note(|_| format!("parsed number part: year: {v:0w$}"));
         } else if digits > 4 {
             it.dates += 1;
             it.day = v % 100;
@@ -1055,17 +1134,39 @@ fn parse_in(s: &[u8], now: Moment, zone: &Zone, trace: Option<&mut Trace>) -> Op
     let t = s.trim_ascii_start();
     if let Some(rest) = t.strip_prefix(b"@") {
         let local = LocalNames { names: Vec::new() };
-        let toks = lex(rest, &local).ok().map(|(t, _)| t);
-        let m = match toks.as_deref() {
+        let lexed = lex(rest, &local);
+        let toks = lexed.as_ref().ok().map(|(t, _)| t.as_slice());
+        let m = match toks {
             Some([Tok::Num { v, .. }]) => Some((*v, 0)),
             Some([Tok::Dec { s, ns, .. }]) => Some((*s, *ns as u32)),
             _ => None,
         };
         if let Some(tr) = trace {
+            // The seconds, if the string starts with them; then anything else fails.
+            let (first, ends) = match &lexed {
+                Ok((t, e)) => (t.first(), e.as_slice()),
+                Err(e) => (e.toks.first(), e.ends.as_slice()),
+            };
+            let secs = match first {
+                Some(Tok::Num { v, .. }) => Some(*v),
+                Some(Tok::Dec { s, .. }) => Some(*s),
+                _ => None,
+            };
+            if let Some(secs) = secs {
+                tr.note(format!(
+                    "parsed number of seconds part: number of seconds: {secs}"
+                ));
+            }
+            if m.is_none() {
+                let end = match (&lexed, secs) {
+                    (Ok(_), Some(_)) => ends.get(1).copied().unwrap_or(rest.len()),
+                    (Err(e), _) => e.end,
+                    (Ok(_), None) => ends.first().copied().unwrap_or(rest.len()),
+                };
+                failed(tr, rest, end);
+                return None;
+            }
             let (secs, ns) = m?;
-            tr.note(format!(
-                "parsed number of seconds part: number of seconds: {secs}"
-            ));
             tr.note("input timezone: '@timespec' - always UTC".to_string());
             let (local, _) = zone.localtime(secs, ns)?;
             let utc = super::tz::breakdown(secs, ns, 0, String::new())?;
@@ -1081,9 +1182,8 @@ fn parse_in(s: &[u8], now: Moment, zone: &Zone, trace: Option<&mut Trace>) -> Op
         Ok((toks, ends)) => (toks, ends, None),
         Err(e) => {
             let e = *e;
-            if notes.is_none() {
-                return None;
-            }
+            // Without --debug, a string that does not lex is simply invalid.
+            notes.as_ref()?;
             (e.toks, e.ends, Some((e.word, e.end)))
         }
     };
@@ -1093,6 +1193,9 @@ fn parse_in(s: &[u8], now: Moment, zone: &Zone, trace: Option<&mut Trace>) -> Op
         it: Items::default(),
         notes: notes.take(),
         now_year,
+        pending: None,
+        fail_at: None,
+        closed: false,
     };
     let ok = p.items();
     let Some(tr) = trace else {
@@ -1102,7 +1205,11 @@ fn parse_in(s: &[u8], now: Moment, zone: &Zone, trace: Option<&mut Trace>) -> Op
     let mut notes = p.notes.take().unwrap_or_default();
     if let Some((word, end)) = lex_error {
         // The parser reads one token ahead: the last item is taken after the bad word.
-        let last = if ok.is_some() { notes.pop() } else { None };
+        let last = if ok.is_some() && !p.closed {
+            notes.pop()
+        } else {
+            None
+        };
         for n in notes.drain(..) {
             tr.note(n);
         }
@@ -1146,6 +1253,7 @@ fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) 
         let line = t.input_zone(named_zone, it.local_zones > 0 && it.local_isdst);
         t.note(line);
     }
+    let mut multiple = false;
     for (n, what) in [
         (it.times, "time"),
         (it.dates, "date"),
@@ -1154,8 +1262,11 @@ fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) 
     ] {
         if n > 1 {
             note!("error: seen multiple {what} parts");
-            return None;
+            multiple = true;
         }
+    }
+    if multiple {
+        return None;
     }
     let (ntm, _) = zone.localtime(now.0, now.1)?;
     let year = match it.year {
@@ -1203,18 +1314,6 @@ fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) 
         note!("warning: using midnight as starting time: 00:00:00");
         (0, 0, 0, 0)
     };
-    if it.dates == 0 && it.days == 0 {
-        note!(
-            "using current date as starting value: '{}'",
-            debug::ymd(year, month, day)
-        );
-    }
-    if it.days > 0 && it.dates > 0 {
-        note!(
-            "warning: day ({}) ignored when explicit dates are given",
-            day_text(it)
-        );
-    }
     let mut f = Fields {
         year,
         month: month - 1,
@@ -1288,6 +1387,18 @@ fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) 
         }
     };
     let mut t = start?;
+    if it.dates == 0 && it.days == 0 {
+        note!(
+            "using current date as starting value: '{}'",
+            debug::ymd(year, month, day)
+        );
+    }
+    if it.days > 0 && it.dates > 0 {
+        note!(
+            "warning: day ({}) ignored when explicit dates are given",
+            day_text(it)
+        );
+    }
     if it.days > 0 && it.dates == 0 {
         let wd = it.day_number as i64;
         let cur = tm.wday as i64;
@@ -1302,7 +1413,7 @@ fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) 
         note!(
             "new start date: '{}' is '{}'",
             day_text(it),
-            debug::fields(&Fields::of(&tm), None)
+            debug::fields(&Fields::of(&tm), named_zone)
         );
     }
     // With a zone named, the notes show the fields on its clock.
@@ -1359,11 +1470,14 @@ fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) 
         .checked_mul(3600)?
         .checked_add(it.rel[4].checked_mul(60)?)?
         .checked_add(it.rel[5])?;
+    let t0 = t;
     t = t.checked_add(rel_secs)?;
     let ns = nanos + it.rel_ns;
     t = t.checked_add(ns.div_euclid(1_000_000_000))?;
     let ns = ns.rem_euclid(1_000_000_000) as u32;
     if rel_secs != 0 || it.rel_ns != 0 {
+        let before = zone.localtime(t0, 0).map(|(_, d)| d);
+        let after = zone.localtime(t, 0).map(|(_, d)| d);
         note!(
             "after time adjustment ({:+} hours, {:+} minutes, {:+} seconds, {:+} ns),",
             it.rel[3],
@@ -1372,6 +1486,9 @@ fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) 
             it.rel_ns
         );
         note!("    new time = {t} epoch-seconds");
+        if before != after {
+            note!("warning: daylight saving time changed after time adjustment");
+        }
     }
     // The result must break down into a year an int holds.
     let (local, _) = zone.localtime(t, ns)?;
