@@ -388,7 +388,7 @@ def rand_tz(rng):
     return rng.choice(POSIX)
 
 
-def argv_cases(rng, anchored=True, n=2600):
+def argv_cases(rng, anchored=True, n=2600, extras=True):
     """(TZ or None, argv, stdin) triples."""
     out = []
     for _ in range(n):
@@ -411,13 +411,53 @@ def argv_cases(rng, anchored=True, n=2600):
         else:
             args += opts
         out.append((tz, args, stdin))
+    if not extras:
+        return out
     # Option errors and odd usage (never an operand without +: that sets the clock).
     for extra in (["-d", "@0", "-R", "-I"], ["-d", "@0", "+%s", "+%s"], ["-Ix", "-d", "@0"],
                   ["--rfc-3339=x", "-d", "@0"], ["--rfc-3339"], ["-d"], ["--zzz"], ["-x"],
                   ["-d", "@0", "-f", "-"], ["-r", "nofile"], ["-d", "@0", "-I", "+%s"],
                   ["--iso-8601=hou", "-d", "@5"], ["-d", "@0", "--resolution"],
-                  ["--date", "@86400", "--rfc-email"], ["-d", "@0", "--d", "@1"]):
+                  ["--date", "@86400", "--rfc-email"], ["-d", "@0", "--d", "@1"],
+                  ["-d", "@0", "nonplus"], ["-f", "-", "0101"], ["-d", "@0", "x", "y"],
+                  ["-R", "-I", "--zzz"], ["-R", "-Ix"], ["-R", "-R", "-d", "@0"],
+                  ["-d", "@0", "-f", "-", "-R", "-I"], ["-R", "nonplus", "-d", "@0"],
+                  ["-d", "@0", "-f", "-", "+%s", "x"], ["-r", "nofile", "x"]):
         out.append(("UTC", ["date"] + extra, b""))
+    out += resolution_cases(rng)
+    out += debug_cases(rng)
+    return out
+
+
+def resolution_cases(rng):
+    """--resolution: the clock's tick, shown as a moment that long after the epoch."""
+    out = []
+    extras = [[], ["-u"], ["--resolution"], ["-d", "@0"], ["-f", "-"], ["-r", "nofile"],
+              ["+%s", "+%s"], ["nonplus"], ["-R", "-I"], ["-Ix"], ["+%N", "extra"]]
+    for _ in range(60):
+        args = ["date", rng.choice(["--resolution", "--res", "--resol"])]
+        r = rng.random()
+        if r < 0.6:
+            args += output_opts(rng)
+        elif r < 0.85:
+            args += rng.choice(extras)
+        if rng.random() < 0.2:
+            args.append(rng.choice(["-u", "--utc"]))
+        if rng.random() < 0.3:
+            args = args[:1] + args[1:][::-1]
+        out.append((rand_tz(rng), args, b""))
+    return out
+
+
+def debug_cases(rng, n=700):
+    """--debug: GNU's notes on how each anchored date string is read, then the format."""
+    out = []
+    for tz, args, stdin in argv_cases(rng, n=n, extras=False):
+        args = list(args)
+        args.insert(rng.randint(1, len(args)), "--debug")
+        out.append((tz, args, stdin))
+    for extra in (["--resolution"], ["--resolution", "-R"], ["-d", "@0", "-f", "-"]):
+        out.append(("UTC", ["date", "--debug"] + extra, b""))
     return out
 
 

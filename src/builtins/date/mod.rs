@@ -2,6 +2,7 @@
 //! the C locale, in the zone of `TZ` (or UTC with `-u`). Spends 4 steps per date parsed and
 //! printed, one per 16 bytes of date string, and one per 64 bytes of output.
 
+mod debug;
 mod format;
 mod parse;
 pub(crate) mod tz;
@@ -48,18 +49,14 @@ enum Source {
 }
 
 pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
-    let parsed = match SPEC.parse(&args[1..]) {
-        Ok(p) => p,
-        Err(msg) => {
-            usage_error(ctx.stderr, "date", &msg);
-            return Ok(1);
-        }
-    };
+    // GNU acts on each option as it comes: a bad format argument, or a second format,
+    // is reported before a bad option after it.
+    let (parsed, bad_option) = SPEC.parse_in_order(&args[1..]);
     let mut source = Source::Now;
     let mut sources = 0;
     let mut format: Option<Vec<u8>> = None;
-    let mut formats = 0;
     let mut utc = false;
+    let mut debug = false;
     let mut set = false;
     let mut reference: Option<Vec<u8>> = None;
     for o in &parsed.opts {
@@ -106,11 +103,15 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                         }
                     },
                 };
-                formats += 1;
+                if format.is_some() {
+                    return Ok(multiple_formats(ctx));
+                }
                 format = Some(fmt.to_vec());
             }
             "R" => {
-                formats += 1;
+                if format.is_some() {
+                    return Ok(multiple_formats(ctx));
+                }
                 format = Some(b"%a, %d %b %Y %H:%M:%S %z".to_vec());
             }
             "rfc-3339" => {
@@ -123,10 +124,13 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                         return Ok(1);
                     }
                 };
-                formats += 1;
+                if format.is_some() {
+                    return Ok(multiple_formats(ctx));
+                }
                 format = Some(fmt.to_vec());
             }
             "s" => set = true,
+            "debug" => debug = true,
             "u" => utc = true,
             "help" => {
                 ctx.stdout.extend_from_slice(HELP);
@@ -139,6 +143,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             _ => {}
         }
     }
+    if let Some(msg) = bad_option {
+        usage_error(ctx.stderr, "date", &msg);
+        return Ok(1);
+    }
     if sources > 1 {
         usage_error(
             ctx.stderr,
@@ -147,28 +155,37 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         );
         return Ok(1);
     }
+    if set && sources > 0 {
+        usage_error(
+            ctx.stderr,
+            "date",
+            "the options to print and set the time may not be used together",
+        );
+        return Ok(1);
+    }
     let mut operands = parsed.operands.iter();
     if let Some(op) = operands.next() {
-        if let Some(f) = op.strip_prefix(b"+") {
-            if let Some(extra) = operands.next() {
-                let msg = format!("extra operand {}", quote_str(extra));
-                usage_error(ctx.stderr, "date", &msg);
-                return Ok(1);
-            }
-            formats += 1;
-            format = Some(f.to_vec());
-        } else if let Some(extra) = operands.next() {
+        if let Some(extra) = operands.next() {
             let msg = format!("extra operand {}", quote_str(extra));
+            usage_error(ctx.stderr, "date", &msg);
+            return Ok(1);
+        }
+        if let Some(f) = op.strip_prefix(b"+") {
+            if format.is_some() {
+                return Ok(multiple_formats(ctx));
+            }
+            format = Some(f.to_vec());
+        } else if set || sources > 0 {
+            let msg = format!(
+                "the argument {} lacks a leading '+';\nwhen using an option to specify \
+                 date(s), any non-option\nargument must be a format string beginning with '+'",
+                quote_str(op)
+            );
             usage_error(ctx.stderr, "date", &msg);
             return Ok(1);
         } else {
             set = true;
         }
-    }
-    if formats > 1 {
-        ctx.stderr
-            .extend_from_slice(b"date: multiple output formats specified\n");
-        return Ok(1);
     }
     if let Some(file) = reference {
         let msg = format!("date: {}: No such file or directory\n", show(&file));
@@ -181,25 +198,39 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             .extend_from_slice(b"date: cannot set date: Operation not permitted\n");
         return Ok(1);
     }
-    let env_tz = if utc {
-        Some(&b"UTC0"[..])
+    let env_tz: Option<Vec<u8>> = if utc {
+        Some(b"UTC0".to_vec())
     } else {
-        ctx.vars.get(b"TZ")
+        ctx.vars.get(b"TZ").map(<[u8]>::to_vec)
     };
+    let env_tz = env_tz.as_deref();
     let zone = Zone::from_tz(env_tz);
-    let format = format.unwrap_or_else(|| DEFAULT_FORMAT.to_vec());
+    // The resolution is shown as a moment one tick after the epoch: "%s.%N" unless a
+    // format is given.
+    let default: &[u8] = if matches!(source, Source::Resolution) {
+        b"%s.%N"
+    } else {
+        DEFAULT_FORMAT
+    };
+    let format = format.unwrap_or_else(|| default.to_vec());
     let now = ctx.host.now();
     let now = (now.secs, now.nanos);
     match source {
-        Source::Resolution => {
-            ctx.stdout.extend_from_slice(b"0.000000001\n");
-            Ok(0)
+        Source::Resolution | Source::Now => {
+            if debug {
+                debug::output_format(ctx.stderr, &format);
+            }
+            let m = if matches!(source, Source::Now) {
+                now
+            } else {
+                (0, 1)
+            };
+            show_moment(ctx, m, &zone, &format)
         }
-        Source::Now => show_moment(ctx, now, &zone, &format),
         Source::Date(s) => {
             ctx.budget.spend(STEPS_PER_DATE)?;
             ctx.budget.spend((s.len() as u64).div_ceil(16))?;
-            match parse::parse(&s, now, &zone) {
+            match parse_date(ctx, &s, &s, now, &zone, env_tz, debug, &format) {
                 Some(m) => show_moment(ctx, m, &zone, &format),
                 None => {
                     invalid(ctx, &s);
@@ -219,14 +250,15 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             let mut status = 0;
             let mut rest: &[u8] = &data;
             while !rest.is_empty() {
-                let (line, next) = match rest.iter().position(|&b| b == b'\n') {
-                    Some(p) => (&rest[..p], &rest[p + 1..]),
-                    None => (rest, &b""[..]),
+                // --debug shows the line as read, with its newline.
+                let (line, whole, next) = match rest.iter().position(|&b| b == b'\n') {
+                    Some(p) => (&rest[..p], &rest[..p + 1], &rest[p + 1..]),
+                    None => (rest, rest, &b""[..]),
                 };
                 rest = next;
                 ctx.budget.spend(STEPS_PER_DATE)?;
                 ctx.budget.spend((line.len() as u64).div_ceil(16))?;
-                match parse::parse(line, now, &zone) {
+                match parse_date(ctx, line, whole, now, &zone, env_tz, debug, &format) {
                     Some(m) => {
                         if show_moment(ctx, m, &zone, &format)? != 0 {
                             status = 1;
@@ -243,6 +275,31 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
 }
 
+/// Parses a date string; with --debug, the notes go to stderr (`whole` is the string as
+/// they show it), and the output format after a date that parses.
+#[allow(clippy::too_many_arguments)]
+fn parse_date(
+    ctx: &mut Ctx<'_>,
+    s: &[u8],
+    whole: &[u8],
+    now: (i64, u32),
+    zone: &Zone,
+    env_tz: Option<&[u8]>,
+    debug: bool,
+    format: &[u8],
+) -> Option<(i64, u32)> {
+    if !debug {
+        return parse::parse(s, now, zone);
+    }
+    let mut trace = debug::Trace::new(env_tz);
+    let m = parse::parse_traced(whole, now, zone, Some(&mut trace));
+    trace.write(ctx.stderr);
+    if m.is_some() {
+        debug::output_format(ctx.stderr, format);
+    }
+    m
+}
+
 fn show_moment(ctx: &mut Ctx<'_>, m: (i64, u32), zone: &Zone, format: &[u8]) -> Result<Status> {
     ctx.budget.spend(STEPS_PER_DATE)?;
     let Some((tm, _)) = zone.localtime(m.0, m.1) else {
@@ -255,6 +312,12 @@ fn show_moment(ctx: &mut Ctx<'_>, m: (i64, u32), zone: &Zone, format: &[u8]) -> 
     ctx.stdout.push(b'\n');
     ctx.budget.spend_bytes(ctx.stdout.len() - before)?;
     Ok(0)
+}
+
+fn multiple_formats(ctx: &mut Ctx<'_>) -> Status {
+    ctx.stderr
+        .extend_from_slice(b"date: multiple output formats specified\n");
+    1
 }
 
 fn invalid(ctx: &mut Ctx<'_>, s: &[u8]) {

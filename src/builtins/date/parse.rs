@@ -2,6 +2,7 @@
 //! zones, days of the week, relative items, `@EPOCH`, `TZ="..."`), and how its items combine
 //! with the current time into one moment. Spends one step per 16 bytes of the string.
 
+use super::debug::{self, Trace};
 use super::tz::{Fields, Zone};
 use crate::calendar::{DAYS, MONTHS};
 
@@ -76,6 +77,8 @@ struct Items {
     local_zones: u32,
     rels: bool,
     day_ordinal: i64,
+    /// Whether the day's ordinal was written (`next fri`, `2 fri`), for --debug.
+    day_written: bool,
     day_number: u32,
     zone: i64,
     local_isdst: bool,
@@ -261,9 +264,20 @@ fn lookup_word(w: &[u8], local: &LocalNames) -> Option<Word> {
     None
 }
 
-/// Splits a date string into tokens; `None` on a word the grammar does not know.
-fn lex(s: &[u8], local: &LocalNames) -> Option<Vec<Tok>> {
+/// Why a string does not split into tokens: an unknown word (upper-cased, as --debug
+/// names it) or a number too large; `end` is where the bad token ends, `toks` the tokens
+/// before it.
+struct LexError {
+    word: Option<Vec<u8>>,
+    end: usize,
+    toks: Vec<Tok>,
+    ends: Vec<usize>,
+}
+
+/// Splits a date string into tokens, with the offset where each ends.
+fn lex(s: &[u8], local: &LocalNames) -> Result<(Vec<Tok>, Vec<usize>), Box<LexError>> {
     let mut toks = Vec::new();
+    let mut ends = Vec::new();
     let mut i = 0;
     while i < s.len() {
         let c = s[i];
@@ -317,7 +331,12 @@ fn lex(s: &[u8], local: &LocalNames) -> Option<Vec<Tok>> {
                 j += 1;
             }
             if overflow {
-                return None;
+                return Err(Box::new(LexError {
+                    word: None,
+                    end: i,
+                    toks,
+                    ends,
+                }));
             }
             let digits = (j - start) as u32;
             if j + 1 < s.len() && (s[j] == b'.' || s[j] == b',') && s[j + 1].is_ascii_digit() {
@@ -350,6 +369,7 @@ fn lex(s: &[u8], local: &LocalNames) -> Option<Vec<Tok>> {
                     (v, ns)
                 };
                 toks.push(Tok::Dec { s: sec, ns, signed });
+                ends.push(j);
             } else {
                 toks.push(Tok::Num {
                     v: if neg { -v } else { v },
@@ -357,6 +377,7 @@ fn lex(s: &[u8], local: &LocalNames) -> Option<Vec<Tok>> {
                     signed,
                     neg,
                 });
+                ends.push(j);
             }
             i = j;
             continue;
@@ -366,23 +387,110 @@ fn lex(s: &[u8], local: &LocalNames) -> Option<Vec<Tok>> {
             while j < s.len() && (s[j].is_ascii_alphabetic() || s[j] == b'.') {
                 j += 1;
             }
-            toks.push(Tok::Word(lookup_word(&s[i..j], local)?));
+            match lookup_word(&s[i..j], local) {
+                Some(w) => toks.push(Tok::Word(w)),
+                None => {
+                    return Err(Box::new(LexError {
+                        word: Some(s[i..j].to_ascii_uppercase()),
+                        end: j,
+                        toks,
+                        ends,
+                    }))
+                }
+            }
+            ends.push(j);
             i = j;
             continue;
         }
         toks.push(Tok::Char(c));
         i += 1;
+        ends.push(i);
     }
-    Some(toks)
+    Ok((toks, ends))
 }
 
 struct Parser<'t> {
     toks: &'t [Tok],
     pos: usize,
     it: Items,
+    /// With --debug, a note for each item as it is taken.
+    notes: Option<Vec<String>>,
+    /// The current year, which a date without one shows in its note.
+    now_year: i64,
+    /// GNU's notes for "20261130 +1 day" (a hybrid part) leave the number's text to be
+    /// shown before the next part but a relative one.
+    pending: Option<String>,
+    /// Where an item that failed went wrong, when not at the token after its first.
+    fail_at: Option<usize>,
+    /// Whether the last item ended in a way no further token could extend (GNU's parser
+    /// then takes it without reading ahead).
+    closed: bool,
 }
 
 impl Parser<'_> {
+    fn note(&mut self, f: impl FnOnce(&Items) -> String) {
+        if let Some(n) = &mut self.notes {
+            n.push(f(&self.it));
+        }
+    }
+
+    /// `parsed KIND part: WHAT`, with nothing after the colon for a second one.
+    fn part(&mut self, kind: &str, again: bool, f: impl FnOnce(&Items) -> String) {
+        let pending = self.pending.take();
+        self.note(|it| {
+            let what = if again { String::new() } else { f(it) };
+            match pending {
+                Some(p) => format!("parsed {kind} part: {p} {what}"),
+                None => format!("parsed {kind} part: {what}"),
+            }
+        });
+    }
+
+    fn note_date(&mut self, kind: &str) {
+        let now_year = self.now_year;
+        self.part(kind, self.it.dates > 1, |it| {
+            let y = it.year.map_or(now_year, |(y, _)| y);
+            debug::ymd(y, it.month, it.day)
+        });
+    }
+
+    fn note_time(&mut self, zones_before: u32) {
+        // Only the string's first zone is shown with its time.
+        let zone = (self.it.zones > zones_before && self.it.zones == 1).then_some(self.it.zone);
+        if self.it.times > 1 {
+            // A second time shows only its zone, if the string's first.
+            let what = zone.map_or(String::new(), |z| format!("UTC{}", debug::offset(z)));
+            self.part("time", false, |_| what);
+            return;
+        }
+        self.part("time", false, |it| time_text(it, zone));
+    }
+
+    fn note_rel(&mut self) {
+        self.note(|it| {
+            format!(
+                "parsed relative part: {}",
+                debug::relative(&it.rel, it.rel_ns)
+            )
+        });
+    }
+
+    fn note_zone(&mut self) {
+        self.part("zone", self.it.zones > 1, |it| {
+            format!("UTC{}", debug::offset(it.zone))
+        });
+    }
+
+    fn note_day(&mut self) {
+        self.part("day", self.it.days > 1, |it| {
+            format!(
+                "{} (day ordinal={} number={})",
+                day_text(it),
+                it.day_ordinal,
+                it.day_number
+            )
+        });
+    }
     fn peek(&self, k: usize) -> Option<Tok> {
         self.toks.get(self.pos + k).copied()
     }
@@ -427,6 +535,13 @@ impl Parser<'_> {
         self.peek(k) == Some(Tok::Char(c))
     }
 
+    /// Whether the token `k` places before the current one is the character `c`.
+    fn is_char_back(&self, k: usize, c: u8) -> bool {
+        self.pos
+            .checked_sub(k)
+            .is_some_and(|p| self.toks.get(p) == Some(&Tok::Char(c)))
+    }
+
     fn unit_at(&self, k: usize) -> Option<(Unit, i64)> {
         match self.word(k) {
             Some(Word::Unit(u, m)) => Some((u, m)),
@@ -436,7 +551,31 @@ impl Parser<'_> {
 
     fn items(&mut self) -> Option<()> {
         while self.pos < self.toks.len() {
-            self.item()?;
+            let start = self.pos;
+            self.closed = false;
+            let done = self.item();
+            if let Some(
+                Tok::Word(
+                    Word::Ago | Word::Hence | Word::Dst | Word::Meridian(_) | Word::DayShift(_),
+                )
+                | Tok::Char(b','),
+            ) = self.pos.checked_sub(1).and_then(|p| self.toks.get(p))
+            {
+                self.closed = true;
+            }
+            if done.is_none() {
+                // GNU's parser gives up at the first token no rule takes: a word or
+                // character that starts no item, else (mostly) the item's second token.
+                let alone = matches!(
+                    self.toks[start],
+                    Tok::Char(_)
+                        | Tok::Word(Word::Ago | Word::Hence | Word::Dst | Word::Meridian(_))
+                );
+                self.pos = self
+                    .fail_at
+                    .unwrap_or(if alone { start } else { start + 1 });
+                return None;
+            }
         }
         Some(())
     }
@@ -450,12 +589,16 @@ impl Parser<'_> {
                 if !signed {
                     // hh:mm...
                     if self.is_char(1, b':') {
-                        return self.time(true);
+                        let zones = self.it.zones;
+                        self.time(true)?;
+                        self.note_time(zones);
+                        return Some(());
                     }
                     if let Some(Word::Meridian(m)) = self.word(1) {
                         self.pos += 2;
                         self.set_time(v, 0, 0, 0, Some(m));
-                        return self.opt_time_zone(false);
+                        self.note_time(self.it.zones);
+                        return Some(());
                     }
                     if self.is_char(1, b'/') {
                         return self.slash_date();
@@ -475,12 +618,14 @@ impl Parser<'_> {
                         } else {
                             None
                         };
+                        self.closed = year.is_some();
                         self.set_date(year, m, v);
+                        self.note_date("date");
                         return Some(());
                     }
                     if let Some(Word::Day(d)) = self.word(1) {
                         self.pos += 2;
-                        self.set_day(v, d);
+                        self.set_day(v, d, true);
                         return Some(());
                     }
                 }
@@ -494,14 +639,32 @@ impl Parser<'_> {
                 // "20261130 +1 day": a number, then a signed relative item that takes no "ago".
                 if let (Some((n, _)), Some((u, m))) = (self.snum(1), self.unit_at(2)) {
                     self.pos += 3;
+                    let notes = self.notes.as_ref().map_or(0, Vec::len);
                     self.number(v, digits)?;
-                    return self.rel(u, n.checked_mul(m)?, 0, false);
+                    if let Some(n) = &mut self.notes {
+                        // The number's note waits; the relative item is noted as hybrid.
+                        if n.len() > notes {
+                            let text = n.pop().unwrap_or_default();
+                            let text = text.split_once(": ").map_or("", |x| x.1);
+                            self.pending = Some(text.to_string());
+                        }
+                    }
+                    self.rel(u, n.checked_mul(m)?, 0, false)?;
+                    if let Some(n) = &mut self.notes {
+                        if let Some(last) = n.last_mut() {
+                            *last = last.replacen("relative", "hybrid", 1);
+                        }
+                    }
+                    return Some(());
                 }
                 // "11 -0600": an hour and its zone.
                 if self.snum(1).is_some() {
                     self.pos += 1;
+                    let zones = self.it.zones;
                     self.set_time(v, 0, 0, 0, None);
-                    return self.opt_time_zone(true);
+                    self.opt_time_zone(true)?;
+                    self.note_time(zones);
+                    return Some(());
                 }
                 self.pos += 1;
                 self.number(v, digits)
@@ -526,7 +689,9 @@ impl Parser<'_> {
                 // Nov-30-2026
                 if let (Some((d, _)), Some((y, yd))) = (self.snum(0), self.snum(1)) {
                     self.pos += 2;
+                    self.closed = true;
                     self.set_date(Some((-y, yd)), m, -d);
+                    self.note_date("date");
                     return Some(());
                 }
                 let (d, _) = self.unum(0)?;
@@ -534,11 +699,14 @@ impl Parser<'_> {
                 if self.is_char(0, b',') {
                     if let Some((y, yd)) = self.unum(1) {
                         self.pos += 2;
+                        self.closed = true;
                         self.set_date(Some((y, yd)), m, d);
+                        self.note_date("date");
                         return Some(());
                     }
                 }
                 self.set_date(None, m, d);
+                self.note_date("date");
                 Some(())
             }
             Word::Day(d) => {
@@ -546,13 +714,13 @@ impl Parser<'_> {
                 if self.is_char(0, b',') {
                     self.pos += 1;
                 }
-                self.set_day(0, d);
+                self.set_day(0, d, false);
                 Some(())
             }
             Word::Ordinal(n) => {
                 if let Some(Word::Day(d)) = self.word(1) {
                     self.pos += 2;
-                    self.set_day(n, d);
+                    self.set_day(n, d, true);
                     return Some(());
                 }
                 let (u, m) = self.unit_at(1)?;
@@ -567,6 +735,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 self.it.rels = true;
                 self.it.rel[2] = self.it.rel[2].checked_add(n)?;
+                self.note_rel();
                 Some(())
             }
             Word::Zone(off, dst) => {
@@ -575,6 +744,7 @@ impl Parser<'_> {
                 let mut off = off;
                 if dst {
                     self.it.zone = off;
+                    self.note_zone();
                     return Some(());
                 }
                 if self.word(0) == Some(Word::Dst) {
@@ -585,24 +755,34 @@ impl Parser<'_> {
                         // "UTC +1 day": the zone, and a relative item that takes no "ago".
                         self.pos += 2;
                         self.it.zone = off;
-                        return self.rel(u, n.checked_mul(m)?, 0, false);
+                        self.rel(u, n.checked_mul(m)?, 0, false)?;
+                        self.note_zone();
+                        return Some(());
                     }
                     let neg = self.minus(0);
                     self.pos += 1;
                     off = off.checked_add(self.zone_offset(n, digits, neg)?)?;
+                    self.closed = self.is_char_back(2, b':');
                 }
                 self.it.zone = off;
+                self.note_zone();
                 Some(())
             }
             Word::LocalZone(dst) => {
                 self.pos += 1;
                 self.it.local_zones += 1;
                 let mut dst = dst;
+                let mut word = "";
                 if self.word(0) == Some(Word::Dst) {
                     self.pos += 1;
                     dst = true;
+                    word = " DST";
                 }
                 self.it.local_isdst = dst;
+                let again = self.it.local_zones > 1;
+                self.part("local_zone", again, |_| {
+                    format!("isdst={}{word}", i32::from(dst))
+                });
                 Some(())
             }
             Word::T => {
@@ -610,6 +790,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 self.it.zones += 1;
                 self.it.zone = -7 * 3600;
+                self.note_zone();
                 Some(())
             }
             Word::Meridian(_) | Word::Ago | Word::Hence | Word::Dst => None,
@@ -646,7 +827,13 @@ impl Parser<'_> {
         if let Some((n, digits)) = self.snum(0) {
             let neg = self.minus(0);
             self.pos += 1;
-            let off = self.zone_offset(n, digits, neg)?;
+            let Some(off) = self.zone_offset(n, digits, neg) else {
+                // GNU takes the offset, reads one token more, and then gives up.
+                self.fail_at = Some(self.pos);
+                return None;
+            };
+            // Only `+hh:mm` is complete: `+hh` might still take a `:mm`.
+            self.closed = self.is_char_back(2, b':');
             self.it.zones += 1;
             self.it.zone = off;
         }
@@ -695,14 +882,20 @@ impl Parser<'_> {
         if self.is_char(0, b'/') {
             let (c, cd) = self.unum(1)?;
             self.pos += 2;
+            self.closed = true;
             if ad >= 4 {
+                self.note(|_| format!("warning: value {a} has {ad} digits. Assuming YYYY/MM/DD"));
                 self.set_date(Some((a, ad)), b, c);
             } else {
+                self.note(|_| {
+                    format!("warning: value {a} has less than 4 digits. Assuming MM/DD/YY[YY]")
+                });
                 self.set_date(Some((c, cd)), a, b);
             }
         } else {
             self.set_date(None, a, b);
         }
+        self.note_date("date");
         Some(())
     }
 
@@ -717,10 +910,26 @@ impl Parser<'_> {
             // 2026-11-30T12:00: after a date, T must introduce a time.
             if self.unum(1).is_some() && self.is_char(2, b':') {
                 self.pos += 1;
-                return self.time(false);
+                let zones = self.it.zones;
+                self.time(false)?;
+                let zone = (self.it.zones > zones && self.it.zones == 1).then_some(self.it.zone);
+                let again = self.it.dates > 1 || self.it.times > 1;
+                let now_year = self.now_year;
+                self.part("datetime", again, |it| {
+                    let y = it.year.map_or(now_year, |(y, _)| y);
+                    format!(
+                        "{} {}",
+                        debug::ymd(y, it.month, it.day),
+                        time_text(it, zone)
+                    )
+                });
+                return Some(());
             }
+            // GNU gives up at the token after the one after T.
+            self.fail_at = Some(self.pos + 2);
             return None;
         }
+        self.note_date("date");
         Some(())
     }
 
@@ -740,10 +949,12 @@ impl Parser<'_> {
         self.it.meridian = mer;
     }
 
-    fn set_day(&mut self, ordinal: i64, day: u32) {
+    fn set_day(&mut self, ordinal: i64, day: u32, written: bool) {
         self.it.days += 1;
         self.it.day_ordinal = ordinal;
+        self.it.day_written = written;
         self.it.day_number = day;
+        self.note_day();
     }
 
     fn rel(&mut self, u: Unit, n: i64, ns: i64, ago: bool) -> Option<()> {
@@ -752,11 +963,9 @@ impl Parser<'_> {
             self.pos += 1;
         } else if ago && self.word(0) == Some(Word::Ago) {
             self.pos += 1;
-            if ns > 0 {
-                n = n.checked_add(1)?;
-                ns = 1_000_000_000 - ns;
-            }
+            // Both parts turn negative; the sum is normalized when it is applied.
             n = n.checked_neg()?;
+            ns = -ns;
         }
         let i = match u {
             Unit::Year => 0,
@@ -769,6 +978,7 @@ impl Parser<'_> {
         self.it.rels = true;
         self.it.rel[i] = self.it.rel[i].checked_add(n)?;
         self.it.rel_ns += ns;
+        self.note_rel();
         Some(())
     }
 
@@ -777,11 +987,14 @@ impl Parser<'_> {
         let it = &mut self.it;
         if it.dates > 0 && it.year.is_none() && !it.rels && (it.times > 0 || digits > 2) {
             it.year = Some((v, digits));
+            let w = digits as usize;
+            self.note(|_| format!("parsed number part: year: {v:0w$}"));
         } else if digits > 4 {
             it.dates += 1;
             it.day = v % 100;
             it.month = v / 100 % 100;
             it.year = Some((v / 10000, digits - 4));
+            self.note_date("number");
         } else {
             let (h, m) = if digits <= 2 {
                 (v, 0)
@@ -789,6 +1002,8 @@ impl Parser<'_> {
                 (v / 100, v % 100)
             };
             self.set_time(h, m, 0, 0, None);
+            let again = self.it.times > 1;
+            self.part("number", again, |_| debug::hms(h, m, 0));
         }
         Some(())
     }
@@ -841,11 +1056,25 @@ fn tz_prefix(s: &[u8]) -> Option<(Vec<u8>, &[u8])> {
 /// The moment a date string names, given the current moment and the local zone; `None`
 /// when GNU date would say "invalid date".
 pub fn parse(s: &[u8], now: Moment, zone: &Zone) -> Option<Moment> {
+    parse_traced(s, now, zone, None)
+}
+
+/// As [`parse`], noting each step in `trace` for --debug.
+pub fn parse_traced(
+    s: &[u8],
+    now: Moment,
+    zone: &Zone,
+    mut trace: Option<&mut Trace>,
+) -> Option<Moment> {
     if let Some((name, rest)) = tz_prefix(s) {
         let z = Zone::from_tz(Some(&name));
-        return parse_in(rest, now, &z);
+        if let Some(t) = trace.as_deref_mut() {
+            t.tz = Some(name);
+            t.tz_in_string = true;
+        }
+        return parse_in(rest, now, &z, trace);
     }
-    parse_in(s, now, zone)
+    parse_in(s, now, zone, trace)
 }
 
 fn local_names(zone: &Zone, now: i64) -> LocalNames {
@@ -871,38 +1100,183 @@ fn local_names(zone: &Zone, now: i64) -> LocalNames {
     LocalNames { names }
 }
 
-fn parse_in(s: &[u8], now: Moment, zone: &Zone) -> Option<Moment> {
+/// The time item's note: as written, with the zone it named.
+fn time_text(it: &Items, zone: Option<i64>) -> String {
+    debug::time(
+        it.hour,
+        it.minute,
+        it.second,
+        it.nanos,
+        it.meridian == Some(1),
+        zone,
+    )
+}
+
+/// The day of the week as the notes name it.
+fn day_text(it: &Items) -> String {
+    debug::day(it.day_written.then_some(it.day_ordinal), it.day_number)
+}
+
+/// `parsing failed`, and where, as --debug says it.
+fn failed(trace: &mut Trace, s: &[u8], end: usize) {
+    let rest = s.get(end..).unwrap_or_default();
+    if rest.is_empty() {
+        trace.note("error: parsing failed".to_string());
+    } else {
+        let mut n = b"error: parsing failed, stopped at '".to_vec();
+        n.extend_from_slice(rest);
+        n.push(b'\'');
+        trace.note_bytes(n);
+    }
+}
+
+fn parse_in(s: &[u8], now: Moment, zone: &Zone, trace: Option<&mut Trace>) -> Option<Moment> {
     let t = s.trim_ascii_start();
     if let Some(rest) = t.strip_prefix(b"@") {
         let local = LocalNames { names: Vec::new() };
-        let toks = lex(rest, &local)?;
-        return match toks.as_slice() {
-            [Tok::Num { v, .. }] => Some((*v, 0)),
-            [Tok::Dec { s, ns, .. }] => Some((*s, *ns as u32)),
+        let lexed = lex(rest, &local);
+        let toks = lexed.as_ref().ok().map(|(t, _)| t.as_slice());
+        let m = match toks {
+            Some([Tok::Num { v, .. }]) => Some((*v, 0)),
+            Some([Tok::Dec { s, ns, .. }]) => Some((*s, *ns as u32)),
             _ => None,
         };
+        if let Some(tr) = trace {
+            // The seconds, if the string starts with them; then anything else fails.
+            let (first, ends) = match &lexed {
+                Ok((t, e)) => (t.first(), e.as_slice()),
+                Err(e) => (e.toks.first(), e.ends.as_slice()),
+            };
+            let secs = match first {
+                Some(Tok::Num { v, .. }) => Some(*v),
+                Some(Tok::Dec { s, .. }) => Some(*s),
+                _ => None,
+            };
+            if let Some(secs) = secs {
+                tr.note(format!(
+                    "parsed number of seconds part: number of seconds: {secs}"
+                ));
+            }
+            if m.is_none() {
+                let end = match (&lexed, secs) {
+                    (Ok(_), Some(_)) => ends.get(1).copied().unwrap_or(rest.len()),
+                    (Err(e), _) => e.end,
+                    (Ok(_), None) => ends.first().copied().unwrap_or(rest.len()),
+                };
+                failed(tr, rest, end);
+                return None;
+            }
+            let (secs, ns) = m?;
+            tr.note("input timezone: '@timespec' - always UTC".to_string());
+            let (local, _) = zone.localtime(secs, ns)?;
+            let utc = super::tz::breakdown(secs, ns, 0, String::new())?;
+            tr.note(tr.zone_line());
+            tr.finals(secs, ns, &utc, &local);
+        }
+        return m;
     }
     let local = local_names(zone, now.0);
-    let toks = lex(s, &local)?;
+    let now_year = zone.localtime(now.0, now.1).map_or(1970, |(tm, _)| tm.year);
+    let mut notes = trace.as_ref().map(|_| Vec::new());
+    let (toks, ends, lex_error) = match lex(s, &local) {
+        Ok((toks, ends)) => (toks, ends, None),
+        Err(e) => {
+            let e = *e;
+            // Without --debug, a string that does not lex is simply invalid.
+            notes.as_ref()?;
+            (e.toks, e.ends, Some((e.word, e.end)))
+        }
+    };
     let mut p = Parser {
         toks: &toks,
         pos: 0,
         it: Items::default(),
+        notes: notes.take(),
+        now_year,
+        pending: None,
+        fail_at: None,
+        closed: false,
     };
-    p.items()?;
-    resolve(&p.it, now, zone)
+    let ok = p.items();
+    let Some(tr) = trace else {
+        ok?;
+        return resolve(&p.it, now, zone, None);
+    };
+    let mut notes = p.notes.take().unwrap_or_default();
+    if let Some((word, end)) = lex_error {
+        // The parser reads one token ahead: the last item is taken after the bad word.
+        let last = if ok.is_some() && !p.closed {
+            notes.pop()
+        } else {
+            None
+        };
+        for n in notes.drain(..) {
+            tr.note(n);
+        }
+        if let Some(w) = word {
+            tr.note(format!(
+                "error: unknown word '{}'",
+                String::from_utf8_lossy(&w)
+            ));
+        }
+        if let Some(n) = last {
+            tr.note(n);
+        }
+        failed(tr, s, end);
+        return None;
+    }
+    for n in notes {
+        tr.note(n);
+    }
+    if ok.is_none() {
+        let end = ends.get(p.pos).copied().unwrap_or(s.len());
+        failed(tr, s, end);
+        return None;
+    }
+    resolve(&p.it, now, zone, Some(tr))
 }
 
 /// The items combined with the current time, as GNU does it: the named date and time read
 /// on local clocks (mktime), then the day of the week, then relative years, months and
 /// days, then the zone's correction, then relative hours, minutes and seconds.
-fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
-    if it.times > 1 || it.dates > 1 || it.days > 1 || it.local_zones + it.zones > 1 {
+fn resolve(it: &Items, now: Moment, zone: &Zone, mut trace: Option<&mut Trace>) -> Option<Moment> {
+    // A note, only with --debug.
+    macro_rules! note {
+        ($($arg:tt)*) => {
+            if let Some(t) = trace.as_deref_mut() {
+                t.note(format!($($arg)*));
+            }
+        };
+    }
+    let named_zone = (it.zones > 0).then_some(it.zone);
+    if let Some(t) = trace.as_deref_mut() {
+        let line = t.input_zone(named_zone, it.local_zones > 0 && it.local_isdst);
+        t.note(line);
+    }
+    let mut multiple = false;
+    for (n, what) in [
+        (it.times, "time"),
+        (it.dates, "date"),
+        (it.days, "days"),
+        (it.local_zones + it.zones, "time-zone"),
+    ] {
+        if n > 1 {
+            note!("error: seen multiple {what} parts");
+            multiple = true;
+        }
+    }
+    if multiple {
         return None;
     }
     let (ntm, _) = zone.localtime(now.0, now.1)?;
     let year = match it.year {
-        Some((y, d)) => to_year(y, d),
+        Some((y, d)) => {
+            let full = to_year(y, d);
+            if full != y && y >= 0 {
+                note!("warning: adjusting year value {y} to {full}");
+            }
+            full
+        }
         None => ntm.year,
     };
     let (month, day) = if it.dates > 0 {
@@ -911,13 +1285,25 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
         (ntm.month as i64, ntm.day as i64)
     };
     let (hour, minute, second, nanos) = if it.times > 0 {
-        (
-            to_hour(it.hour, it.meridian)?,
-            it.minute,
-            it.second,
-            it.nanos,
-        )
+        let Some(h) = to_hour(it.hour, it.meridian) else {
+            let mer = match it.meridian {
+                Some(0) => "am",
+                Some(_) => "pm",
+                None => "",
+            };
+            note!("error: invalid hour {}{mer}", it.hour);
+            return None;
+        };
+        note!(
+            "using specified time as starting value: '{}'",
+            debug::hms(h, it.minute, it.second)
+        );
+        (h, it.minute, it.second, it.nanos)
     } else if it.rels && it.dates == 0 && it.days == 0 {
+        note!(
+            "using current time as starting value: '{}'",
+            debug::hms(ntm.hour as i64, ntm.minute as i64, ntm.second as i64)
+        );
         (
             ntm.hour as i64,
             ntm.minute as i64,
@@ -925,11 +1311,9 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
             ntm.nanos as i64,
         )
     } else {
+        note!("warning: using midnight as starting time: 00:00:00");
         (0, 0, 0, 0)
     };
-    if !(0..60).contains(&minute) || !(0..60).contains(&second) {
-        return None;
-    }
     let mut f = Fields {
         year,
         month: month - 1,
@@ -938,6 +1322,18 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
         minute,
         second,
     };
+    // What the fields come to on a clock at the named zone's offset (or UTC's).
+    let normalized = |f: &Fields| -> Fields {
+        f.to_local_seconds()
+            .and_then(|t| super::tz::breakdown(t, 0, 0, String::new()))
+            .map_or(*f, |tm| Fields::of(&tm))
+    };
+    if !(0..60).contains(&minute) || !(0..60).contains(&second) {
+        if let Some(t) = trace.as_deref_mut() {
+            debug::invalid(t, &f, &normalized(&f), named_zone);
+        }
+        return None;
+    }
     // With no date, time or day named, the fields are now's, with now's DST flag.
     let (_, now_dst) = zone.localtime(now.0, now.1)?;
     let isdst = if it.local_zones > 0 {
@@ -960,16 +1356,28 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
             .then_some((tm, dst))
     };
     let mut zone_done = false;
+    // The fields as given did not name a moment: say what they came to.
+    let invalid = |trace: Option<&mut Trace>, start: Option<i64>| {
+        if let Some(t) = trace {
+            let got = match (named_zone, start.and_then(|s| zone.localtime(s, 0))) {
+                (None, Some((tm, _))) => Fields::of(&tm),
+                _ => normalized(&f),
+            };
+            debug::invalid(t, &f, &got, named_zone);
+        }
+    };
     let (mut tm, mut dst) = match valid(start) {
         Some(x) => x,
         None => {
             if it.zones == 0 || !(1..=12).contains(&month) || day < 1 {
+                invalid(trace.as_deref_mut(), start);
                 return None;
             }
             // Read the fields in the zone named instead.
             let local = f.to_local_seconds()?;
             let fixed = super::tz::breakdown(local, 0, 0, String::new())?;
             if fixed.month as i64 != month || fixed.day as i64 != day {
+                invalid(trace.as_deref_mut(), None);
                 return None;
             }
             let t = local.checked_sub(it.zone)?;
@@ -979,6 +1387,18 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
         }
     };
     let mut t = start?;
+    if it.dates == 0 && it.days == 0 {
+        note!(
+            "using current date as starting value: '{}'",
+            debug::ymd(year, month, day)
+        );
+    }
+    if it.days > 0 && it.dates > 0 {
+        note!(
+            "warning: day ({}) ignored when explicit dates are given",
+            day_text(it)
+        );
+    }
     if it.days > 0 && it.dates == 0 {
         let wd = it.day_number as i64;
         let cur = tm.wday as i64;
@@ -990,28 +1410,92 @@ fn resolve(it: &Items, now: Moment, zone: &Zone) -> Option<Moment> {
         f.day = f.day.checked_add(delta)?;
         t = zone.mktime(&f, -1, &mut cache)?;
         (tm, dst) = zone.localtime(t, 0)?;
+        note!(
+            "new start date: '{}' is '{}'",
+            day_text(it),
+            debug::fields(&Fields::of(&tm), named_zone)
+        );
     }
+    // With a zone named, the notes show the fields on its clock.
+    let shown = |tm: &super::format::Tm, t: i64| -> Fields {
+        if zone_done {
+            if let Some(b) = super::tz::breakdown(t, 0, it.zone as i32, String::new()) {
+                return Fields::of(&b);
+            }
+        }
+        Fields::of(tm)
+    };
+    note!(
+        "starting date/time: '{}'",
+        debug::fields(&shown(&tm, t), named_zone)
+    );
     if it.rel[0] != 0 || it.rel[1] != 0 || it.rel[2] != 0 {
-        f = Fields::of(&tm);
+        if (it.rel[0] != 0 || it.rel[1] != 0) && tm.day != 15 {
+            note!("warning: when adding relative months/years, it is recommended to specify the 15th of the months");
+        }
+        if it.rel[2] != 0 && tm.hour != 12 {
+            note!("warning: when adding relative days, it is recommended to specify noon");
+        }
+        f = shown(&tm, t);
         f.year = f.year.checked_add(it.rel[0])?;
         f.month = f.month.checked_add(it.rel[1])?;
         f.day = f.day.checked_add(it.rel[2])?;
         let _ = dst;
-        t = zone.mktime(&f, isdst, &mut cache)?;
+        t = if zone_done {
+            // On the named zone's clock, which has no daylight saving.
+            f.to_local_seconds()?.checked_sub(it.zone)?
+        } else {
+            zone.mktime(&f, isdst, &mut cache)?
+        };
         (tm, _) = zone.localtime(t, 0)?;
+        note!(
+            "after date adjustment ({:+} years, {:+} months, {:+} days),",
+            it.rel[0],
+            it.rel[1],
+            it.rel[2]
+        );
+        note!(
+            "    new date/time = '{}'",
+            debug::fields(&shown(&tm, t), named_zone)
+        );
     }
     if it.zones > 0 && !zone_done {
         t = t.checked_add(tm.offset as i64)?.checked_sub(it.zone)?;
     }
+    note!(
+        "'{}' = {t} epoch-seconds",
+        debug::fields(&shown(&tm, t), named_zone)
+    );
     let rel_secs = it.rel[3]
         .checked_mul(3600)?
         .checked_add(it.rel[4].checked_mul(60)?)?
         .checked_add(it.rel[5])?;
+    let t0 = t;
     t = t.checked_add(rel_secs)?;
     let ns = nanos + it.rel_ns;
     t = t.checked_add(ns.div_euclid(1_000_000_000))?;
     let ns = ns.rem_euclid(1_000_000_000) as u32;
+    if rel_secs != 0 || it.rel_ns != 0 {
+        let before = zone.localtime(t0, 0).map(|(_, d)| d);
+        let after = zone.localtime(t, 0).map(|(_, d)| d);
+        note!(
+            "after time adjustment ({:+} hours, {:+} minutes, {:+} seconds, {:+} ns),",
+            it.rel[3],
+            it.rel[4],
+            it.rel[5],
+            it.rel_ns
+        );
+        note!("    new time = {t} epoch-seconds");
+        if before != after {
+            note!("warning: daylight saving time changed after time adjustment");
+        }
+    }
     // The result must break down into a year an int holds.
-    zone.localtime(t, ns)?;
+    let (local, _) = zone.localtime(t, ns)?;
+    if let Some(tr) = trace {
+        let utc = super::tz::breakdown(t, ns, 0, String::new())?;
+        tr.note(tr.zone_line());
+        tr.finals(t, ns, &utc, &local);
+    }
     Some((t, ns))
 }
