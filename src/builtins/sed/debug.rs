@@ -6,7 +6,7 @@ use super::parse::{Addr, Addr2, Cmd, Kind, Re, Repl, Script};
 
 /// Each command's block depth: commands inside `{` are indented, a `}` is at the depth
 /// of its `{`.
-pub fn depths(script: &Script) -> Vec<usize> {
+fn depths(script: &Script) -> Vec<usize> {
     let mut depth = 0usize;
     script
         .cmds

@@ -662,12 +662,17 @@ impl Parser<'_> {
             }
             // One-line form: leading blanks are gone already.
         }
+        // What was read, as it is: a text that ends the script with a lone backslash is
+        // kept that way by GNU sed (no escapes done, the last backslash dropped).
+        let mut raw = text.clone();
         while c != EOF {
             if c == i32::from(b'\\') {
                 c = self.r.get();
                 if c == EOF {
-                    break;
+                    return Ok(raw);
                 }
+                raw.push(b'\\');
+                raw.push(c as u8);
                 match c as u8 {
                     b'\n' => text.push(b'\n'),
                     other => match escape_byte(other) {
@@ -682,6 +687,7 @@ impl Parser<'_> {
                 break;
             }
             text.push(c as u8);
+            raw.push(c as u8);
             c = self.r.get();
         }
         Ok(text)

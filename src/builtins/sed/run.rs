@@ -131,8 +131,11 @@ pub struct Runner<'a> {
     err: Vec<u8>,
     /// A runtime error stopped the script: its exit status.
     failed: Option<i32>,
-    /// `--debug`: each command's block depth (the trace is on when there is one).
-    depths: Option<Vec<usize>>,
+    /// `--debug`, and the trace's block depth: GNU counts it up at each `{` and down at
+    /// each `}` it passes, so a cycle that leaves a block early leaves it deeper (and a
+    /// jump into a block shallower) for the rest of the run.
+    debug: bool,
+    depth: i64,
 }
 
 enum Flow {
@@ -177,7 +180,8 @@ impl<'a> Runner<'a> {
             out: Vec::new(),
             err: Vec::new(),
             failed: None,
-            depths: debug.then(|| debug::depths(script)),
+            debug,
+            depth: 0,
         }
     }
 
@@ -195,7 +199,7 @@ impl<'a> Runner<'a> {
     }
 
     fn run_inner(&mut self, budget: &Budget) -> Result<End> {
-        if self.depths.is_some() {
+        if self.debug {
             debug::program(self.script, &mut self.out);
         }
         // Ranges that start at line 0 are active from the start.
@@ -210,12 +214,12 @@ impl<'a> Runner<'a> {
                 if !self.read_line() {
                     return Ok(End::Exit(0));
                 }
-                if self.depths.is_some() {
+                if self.debug {
                     let name = self.input.file_name();
                     debug::input(&name, self.line_no, &mut self.out);
                 }
             }
-            if self.depths.is_some() {
+            if self.debug {
                 debug::space(b"PATTERN: ", &self.ps, &mut self.out);
             }
             restart = false;
@@ -256,7 +260,7 @@ impl<'a> Runner<'a> {
     }
 
     fn end_of_cycle(&mut self) {
-        if self.depths.is_some() {
+        if self.debug {
             self.out.extend_from_slice(b"END-OF-CYCLE:\n");
         }
     }
@@ -513,8 +517,14 @@ impl<'a> Runner<'a> {
         let mut pc = 0;
         while pc < cmds.len() {
             let cmd = &cmds[pc];
-            if let Some(d) = &self.depths {
-                debug::command_line(cmd, d[pc], &mut self.out);
+            if self.debug {
+                if matches!(cmd.kind, Kind::EndBlock) {
+                    self.depth -= 1;
+                }
+                debug::command_line(cmd, self.depth.max(0) as usize, &mut self.out);
+                if matches!(cmd.kind, Kind::Block(_)) {
+                    self.depth += 1;
+                }
             }
             let mut sel = self.selected(pc, cmd, budget)?;
             if let Some(code) = self.failed {
@@ -526,7 +536,7 @@ impl<'a> Runner<'a> {
             if !sel {
                 pc = match cmd.kind {
                     // The trace shows the skipped block's `}`.
-                    Kind::Block(end) if self.depths.is_some() => end - 1,
+                    Kind::Block(end) if self.debug => end - 1,
                     Kind::Block(end) => end,
                     _ => pc + 1,
                 };
@@ -580,7 +590,8 @@ impl<'a> Runner<'a> {
                 Kind::Get => {
                     self.ps.clone_from(&self.hs);
                     self.newline = self.hs_newline;
-                    self.trace(true, false);
+                    // GNU shows the hold space here (the same bytes).
+                    self.trace(false, true);
                 }
                 Kind::GetAppend => {
                     self.ps.push(self.input.sep);
@@ -688,7 +699,7 @@ impl<'a> Runner<'a> {
 
     /// `--debug`: the pattern and/or hold space after a command changed them.
     fn trace(&mut self, pattern: bool, hold: bool) {
-        if self.depths.is_none() {
+        if !self.debug {
             return;
         }
         if pattern {
@@ -727,7 +738,7 @@ impl<'a> Runner<'a> {
             let Some((ms, me)) = re.find_at(&ps, pos, budget)? else {
                 break;
             };
-            if pos == 0 && self.depths.is_some() {
+            if pos == 0 && self.debug {
                 let slots = re.captures(&ps, (ms, me), budget)?;
                 debug::registers(&ps, &slots, &mut self.out);
             }
