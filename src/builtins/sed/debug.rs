@@ -295,6 +295,10 @@ fn replacement(repl: &[Repl], out: &mut Vec<u8>) {
                 pieces.push((std::mem::take(&mut prefix), Some(*g), case));
                 case.one = 0;
             }
+            Repl::Cut => {
+                pieces.push((std::mem::take(&mut prefix), None, case));
+                case.one = 0;
+            }
             other => {
                 pieces.push((std::mem::take(&mut prefix), None, case));
                 case = match other {

@@ -56,6 +56,9 @@ pub enum Repl {
     UpperOne,
     LowerOne,
     EndCase,
+    /// After an escaped ordinary byte (`\\`, `\.`, `\&`): GNU ends a piece of the
+    /// replacement there, which uses up a `\l`/`\u` (only `--debug` shows it).
+    Cut,
 }
 
 /// Where `w` output goes.
@@ -222,8 +225,10 @@ impl Reader<'_> {
             .get(self.piece)
             .map(|p| p.1.clone())
             .unwrap_or(Origin::Expr(1));
+        // The newline between two `-e` pieces is not in GNU's count.
+        let len = self.pieces.get(self.piece).map_or(0, |p| p.0.len());
         match origin {
-            Origin::Expr(_) => (origin, self.pos),
+            Origin::Expr(_) => (origin, self.pos.min(len)),
             Origin::File(_) => (origin, self.line + 1),
         }
     }
@@ -728,9 +733,10 @@ impl Parser<'_> {
             let mut multi = false;
             loop {
                 let c = self.r.get();
-                if c == i32::from(b'I') {
+                // `--posix` has no `I` or `M`: they are read as the command.
+                if c == i32::from(b'I') && !self.posix {
                     icase = true;
-                } else if c == i32::from(b'M') {
+                } else if c == i32::from(b'M') && !self.posix {
                     multi = true;
                 } else if is_blank(c) {
                 } else {
@@ -780,7 +786,8 @@ impl Parser<'_> {
             }
             let b = c as u8;
             if b == b'\n' {
-                // A newline may only be escaped.
+                // A newline may only be escaped. GNU's position does not count it.
+                self.r.unget(c);
                 return None;
             }
             if b == delim {
@@ -826,6 +833,7 @@ impl Parser<'_> {
                 }
                 loop {
                     if c == EOF || c == i32::from(b'\n') {
+                        self.r.unget(c);
                         return None;
                     }
                     let b = c as u8;
@@ -842,6 +850,7 @@ impl Parser<'_> {
                             loop {
                                 let d = self.r.get();
                                 if d == EOF || d == i32::from(b'\n') {
+                                    self.r.unget(d);
                                     return None;
                                 }
                                 out.push(d as u8);
@@ -1006,6 +1015,7 @@ impl Parser<'_> {
             loop {
                 let c = self.r.get();
                 if c == EOF || c == i32::from(b'\n') {
+                    self.r.unget(c);
                     return Err(self.r.err("unterminated `y' command"));
                 }
                 let b = c as u8;
@@ -1194,6 +1204,8 @@ pub fn parse_replacement(rhs: &[u8], posix: bool) -> (Vec<Repl>, usize) {
                         i += used - 1;
                     } else {
                         lit.push(n);
+                        flush(&mut lit, &mut out);
+                        out.push(Repl::Cut);
                     }
                 }
             }

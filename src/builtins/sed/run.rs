@@ -800,7 +800,7 @@ fn replace(out: &mut Vec<u8>, hay: &[u8], slots: &[Option<(usize, usize)>], repl
     let mut one = Case::None;
     let simple = repl
         .iter()
-        .all(|r| matches!(r, Repl::Lit(_) | Repl::Group(_)));
+        .all(|r| matches!(r, Repl::Lit(_) | Repl::Group(_) | Repl::Cut));
     for r in repl {
         let text: &[u8] = match r {
             Repl::Lit(l) => l,
@@ -831,6 +831,7 @@ fn replace(out: &mut Vec<u8>, hay: &[u8], slots: &[Option<(usize, usize)>], repl
                 one = Case::None;
                 continue;
             }
+            Repl::Cut => continue,
         };
         if simple {
             out.extend_from_slice(text);
