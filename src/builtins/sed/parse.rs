@@ -895,7 +895,7 @@ impl Parser<'_> {
             Ok(re) => Ok(Re {
                 re: Some(re),
                 expr: self.expr_no(),
-                text: Rc::from(shown_pattern(&raw)),
+                text: Rc::from(shown_pattern(raw)),
                 icase,
                 multi,
             }),
