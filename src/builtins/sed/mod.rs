@@ -247,6 +247,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         quiet = true;
     }
     if in_place && operands.is_empty() {
+        if debug {
+            // GNU shows the program before it finds there is nothing to edit.
+            debug::program(&script, ctx.stdout);
+        }
         ctx.stderr.extend_from_slice(b"sed: no input files\n");
         return Ok(4);
     }
