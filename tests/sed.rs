@@ -163,3 +163,135 @@ fn budget_stops_a_catastrophic_pattern() {
     );
     assert!(r.is_err(), "a runaway backtrack ends at the step limit");
 }
+
+#[test]
+fn debug_prints_the_program_and_the_trace() {
+    assert_eq!(
+        sed(
+            &[r#"--debug"#, r#"-n"#, r#"1{h;d};G;s/\(.\)\n\(.\)/\2\1/p"#],
+            "1\n2\n"
+        ),
+        (
+            0,
+            r#"SED PROGRAM:
+  1 {
+    h
+    d
+  }
+  G
+  s/\\(.\\)\n\\(.\\)/\2\1/p
+INPUT:   'STDIN' line 1
+PATTERN: 1
+COMMAND: 1 {
+COMMAND:   h
+HOLD:    1
+COMMAND:   d
+END-OF-CYCLE:
+INPUT:   'STDIN' line 2
+PATTERN: 2
+COMMAND:   1 {
+COMMAND:   }
+COMMAND:   G
+PATTERN: 2\n1
+COMMAND:   s/\\(.\\)\n\\(.\\)/\2\1/p
+MATCHED REGEX REGISTERS
+  regex[0] = 0-3 '2
+1'
+  regex[1] = 0-1 '2'
+  regex[2] = 2-3 '1'
+12
+PATTERN: 12
+END-OF-CYCLE:
+"#
+            .to_string(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        sed(
+            &[r#"--debug"#, r#"s/\t/\u&\\x/2;y/ab/ba/;$a end"#],
+            "a\tb\n"
+        ),
+        (
+            0,
+            r#"SED PROGRAM:
+  s/\t/\u&\E\x/2
+  y/ab/ba/
+  $ a\end
+
+INPUT:   'STDIN' line 1
+PATTERN: a\tb
+COMMAND: s/\t/\u&\E\x/2
+MATCHED REGEX REGISTERS
+  regex[0] = 1-2 '	'
+PATTERN: a\tb
+COMMAND: y/ab/ba/
+PATTERN: b\ta
+COMMAND: $ a\end
+
+END-OF-CYCLE:
+b	a
+end
+"#
+            .to_string(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        sed(&[r#"--debug"#, r#"$!N;P;D"#], "a\nb\nc"),
+        (
+            0,
+            r#"SED PROGRAM:
+  $! N
+  P
+  D
+INPUT:   'STDIN' line 1
+PATTERN: a
+COMMAND: $! N
+PATTERN: a\nb
+COMMAND: P
+a
+COMMAND: D
+PATTERN: b
+COMMAND: $! N
+PATTERN: b\nc
+COMMAND: P
+b
+COMMAND: D
+PATTERN: c
+COMMAND: $! N
+COMMAND: P
+cCOMMAND: D
+"#
+            .to_string(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        sed(&[r#"--debug"#, r#"/x/I,+0{/b/!d};2q5"#], "a\nb\nc\n"),
+        (
+            5,
+            r#"SED PROGRAM:
+  /x/I,[ADDR-NULL] {
+    /b/! d
+  }
+  2 q 5
+INPUT:   'STDIN' line 1
+PATTERN: a
+COMMAND: /x/I,[ADDR-NULL] {
+COMMAND: }
+COMMAND: 2 q 5
+END-OF-CYCLE:
+a
+INPUT:   'STDIN' line 2
+PATTERN: b
+COMMAND: /x/I,[ADDR-NULL] {
+COMMAND: }
+COMMAND: 2 q 5
+b
+"#
+            .to_string(),
+            String::new()
+        )
+    );
+}

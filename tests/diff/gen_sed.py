@@ -9,6 +9,7 @@ import rxgen  # noqa: E402
 
 N_RANDOM = 9000
 N_GROUPS = 2500
+N_DEBUG = 1200
 
 ONE_LINERS = [
     "s/foo/bar/", "s/foo/bar/g", "s/o/0/2", "s/o/0/2g", "s/\\(a\\)\\(b\\)/\\2\\1/", "-n p", "-n $=",
@@ -32,6 +33,26 @@ BAD = [
     "-E s/*a/x/", "-E 's/a|*b/x/'", "s/a**/x/", "'s/a/b/w'", "y/abc/", "a", "-n", "--bogus", "-x p",
     "s/[:space:]/x/", "-E 's/a{1a}/x/'", "-E 's/(a)\\2/x/'", "'1,2{p'", "'v 9.0'",
 ]
+
+
+# `--debug`: the program listing (every command, address and flag written back) and the
+# trace (pattern and hold space after each command, registers, end of cycle).
+DEBUG_SCRIPTS = [
+    "p", "s/a/X/g;p", "2p;/b/!p", "p;x;G;H", "1{h;x};$!d;2,/x/I{y/ab/cd/;=}",
+    "s/\\(b\\)\\(c\\)\\|\\(q\\)/[&]/g", "s/\\(x\\)*\\(b\\)/Y/;s/b*/Z/2", "s/b/B/;s//Q/",
+    "n;d", "N;P;D", "$!N;P;D", "D", "$!N;=;l;F;z", "s/1/X/;ta;s/$/-/;:a;T;s/^/>/;b;p",
+    "2q", "2q5", "2Q", "2,3c\\\nC", "2{s/2/Z/;x;}", "1!G;h;$!d", "a X\nn", "a X\nq", "a X\n$!N",
+    "a X\nD", "a X\nN;D", "a X\nx;D", "a\\", "$a\\", "i\\\nI\na A", "$!{p;w /dev/stdout\n}",
+    "s/a/b/w /dev/stderr", "s/x/\\n/", "s/a/\\U&\\E\\l\\u\\L/", "s/\\(a\\)/x\\Uy\\1z/",
+    "s/a/\\u&\\l&/", "s/a/\\U\\l&x/", "s/a/\\u\\U&/", "1~0p;0~3p;2~1p;$!N",
+    "1,+0p;1,~0p;2,5~3p;0,/x/p;$,3p", "y/abc/\\n\\t\\\\/", "y,a\\,b,xyz,", "b a;b  b;t a;Tb;: a;:b",
+    "/x/{;p;};{{p}}", "l 0;l 1;l0;q0", "s/[\\t]/x/;s/[\\.]/x/;s.a\\.b.x.;s/a/b/1", "s/[\\n\\t\\/]/x/",
+    "#n\np", "#c\np", "v 4.2\np", "1r foo\n2R bar\nw /dev/stdout\n3W /dev/stdout",
+    "s/./\\x41\\d065\\o101\\cA/", "1 ! p", "s|a/b|c/d|;s/a\\/b/c\\/d/", "s/a/b/pgI3w /dev/stdout",
+    "N;N;s/^b/X/Mg;s/a$/Y/mg", "$!{N};P;D", "/a/I,/b/M{/c/!d}", "\\%a%IMp", "=;h;G;x;g",
+]
+DEBUG_INPUTS = [b"", b"a\n", b"abcabc\nxyz\n", b"1\n2\n3\n", b"a\nb", b"a\nb\nc\nab\nba\n",
+                b"a\\b\tc\rd\x01e\xfff\x7fg\x00h\n", b"x\r\ny\r\n", b"\xe9t\xe9\n\xff/\n"]
 
 
 def q(s):
@@ -224,6 +245,34 @@ def cases(rng):
         else:
             argv = ["sed"] + opts + [script(rng, ere)]
         stdin = rng.choice(inputs) if rng.random() < 0.5 else rxgen.lines(rng)
+        if "-z" in opts:
+            stdin = stdin.replace(b"\n", b"\0") if rng.random() < 0.7 else stdin
+        yield case(argv, stdin)
+    for s in DEBUG_SCRIPTS:
+        for stdin in rng.sample(DEBUG_INPUTS, 3):
+            yield case(["sed", "--debug", s], stdin)
+    for _ in range(N_DEBUG):
+        ere = rng.random() < 0.5
+        opts = ["--debug"]
+        if ere:
+            opts.append(rng.choice(["-E", "-r"]))
+        for opt, p in (("-n", 0.25), ("-s", 0.1), ("-z", 0.08), ("-u", 0.05), ("--posix", 0.05),
+                       ("-l 7", 0.05)):
+            if rng.random() < p:
+                opts += opt.split()
+        if rng.random() < 0.15:
+            pieces = []
+            for _ in range(rng.randint(1, 3)):
+                pieces += ["-e", command(rng, ere)]
+            if any(p.endswith(("ta", "Ta", "ba")) for p in pieces):
+                pieces += ["-e", ":a"]
+            argv = ["sed"] + opts + pieces
+        else:
+            argv = ["sed"] + opts + [script(rng, ere)]
+        r = rng.random()
+        stdin = rng.choice(inputs) if r < 0.4 else rng.choice(DEBUG_INPUTS) if r < 0.6 else rxgen.lines(rng)
+        if "-s" in opts and rng.random() < 0.5:
+            argv += ["-", "-"]
         if "-z" in opts:
             stdin = stdin.replace(b"\n", b"\0") if rng.random() < 0.7 else stdin
         yield case(argv, stdin)

@@ -3,6 +3,7 @@
 //! command executed, one per 64 bytes of pattern space read or rewritten, plus what the
 //! regex engine spends.
 
+mod debug;
 mod parse;
 mod run;
 
@@ -123,6 +124,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut zero = false;
     let mut posix = false;
     let mut in_place = false;
+    let mut debug = false;
     let mut line_wrap = 70usize;
     // Script pieces: (text, is_file, name).
     let mut pieces: Vec<(Vec<u8>, Origin)> = Vec::new();
@@ -138,6 +140,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 separate = true;
             }
             "posix" => posix = true,
+            "debug" => debug = true,
             "l" => {
                 // GNU reads the length with atoi: leading digits, anything else is 0.
                 let v = String::from_utf8_lossy(o.value());
@@ -244,6 +247,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         quiet = true;
     }
     if in_place && operands.is_empty() {
+        if debug {
+            // GNU shows the program before it finds there is nothing to edit.
+            debug::program(&script, ctx.stdout);
+        }
         ctx.stderr.extend_from_slice(b"sed: no input files\n");
         return Ok(4);
     }
@@ -269,7 +276,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let sep = if zero { 0 } else { b'\n' };
     let input = run::Input::new(files, sep, separate);
-    let mut runner = run::Runner::new(&script, input, quiet, line_wrap, posix);
+    let mut runner = run::Runner::new(&script, input, quiet, line_wrap, posix, debug);
     let end = runner.run(ctx.budget, ctx.stdout, ctx.stderr)?;
     Ok(match end {
         run::End::Exit(code) => {

@@ -18,6 +18,11 @@ pub struct Re {
     pub re: Option<Rc<Regex>>,
     /// The `-e` expression it is in, for "no previous regular expression".
     pub expr: usize,
+    /// The pattern as GNU sed keeps it (delimiters and escapes resolved), and its `I`
+    /// and `M` flags: what `--debug` shows.
+    pub text: Rc<[u8]>,
+    pub icase: bool,
+    pub multi: bool,
 }
 
 #[derive(Clone)]
@@ -37,6 +42,8 @@ pub enum Addr2 {
     Re(Re),
     Plus(u64),
     Tilde(u64),
+    /// `first~step`: the range ends at the next line of that step.
+    Step(u64, u64),
 }
 
 /// A piece of `s` replacement.
@@ -49,6 +56,9 @@ pub enum Repl {
     UpperOne,
     LowerOne,
     EndCase,
+    /// After an escaped ordinary byte (`\\`, `\.`, `\&`): GNU ends a piece of the
+    /// replacement there, which uses up a `\l`/`\u` (only `--debug` shows it).
+    Cut,
 }
 
 /// Where `w` output goes.
@@ -66,6 +76,8 @@ pub struct Subst {
     pub global: bool,
     pub print: u8,
     pub nth: u64,
+    /// The number was written (`s/a/b/1`), for `--debug`.
+    pub nth_given: bool,
     pub write: Option<Out>,
     /// The largest group the replacement uses.
     pub max_ref: usize,
@@ -98,10 +110,11 @@ pub enum Kind {
     NextAppend,
     Print,
     PrintFirst,
-    Quit(i32),
-    QuitSilent(i32),
-    /// `r`, `R`: the file (there is none, so they read nothing).
-    Read,
+    /// `q`, `Q` and their exit status, if one was written.
+    Quit(Option<i32>),
+    QuitSilent(Option<i32>),
+    /// `r`, `R` (`true`): the file (there is none, so they read nothing).
+    Read(bool),
     Write(Out),
     WriteFirst(Out),
     Subst(Box<Subst>),
@@ -116,6 +129,9 @@ pub struct Cmd {
     pub a2: Option<Addr2>,
     pub negate: bool,
     pub kind: Kind,
+    /// The label of `:`, `b`, `t`, `T`, or the file name of `r`, `R`, `w`, `W` and of
+    /// `s///w`, as written: what `--debug` shows.
+    pub arg: Vec<u8>,
 }
 
 pub struct Script {
@@ -209,8 +225,10 @@ impl Reader<'_> {
             .get(self.piece)
             .map(|p| p.1.clone())
             .unwrap_or(Origin::Expr(1));
+        // The newline between two `-e` pieces is not in GNU's count.
+        let len = self.pieces.get(self.piece).map_or(0, |p| p.0.len());
         match origin {
-            Origin::Expr(_) => (origin, self.pos),
+            Origin::Expr(_) => (origin, self.pos.min(len)),
             Origin::File(_) => (origin, self.line + 1),
         }
     }
@@ -405,6 +423,7 @@ impl Parser<'_> {
         }
         let has_addr = a1.is_some();
         let ch = c as u8;
+        let mut arg = Vec::new();
         let kind = match ch {
             b'{' => Kind::Block(0),
             b'}' => {
@@ -437,7 +456,8 @@ impl Parser<'_> {
                 if label.is_empty() {
                     return Err(self.r.err("\":\" lacks a label"));
                 }
-                labels.push((label, index));
+                labels.push((label.clone(), index));
+                arg = label;
                 Kind::Label
             }
             b'=' => {
@@ -461,7 +481,8 @@ impl Parser<'_> {
             }
             b'b' | b't' | b'T' => {
                 let label = self.label(false)?;
-                jumps.push((index, label));
+                jumps.push((index, label.clone()));
+                arg = label;
                 match ch {
                     b'b' => Kind::Branch(None),
                     b't' => Kind::BranchIf(None),
@@ -493,7 +514,7 @@ impl Parser<'_> {
                 }
                 let n = self.opt_number()?;
                 self.end_of_cmd()?;
-                let code = n.map(|v| v as i32).unwrap_or(0);
+                let code = n.map(|v| v as i32);
                 if ch == b'q' {
                     Kind::Quit(code)
                 } else {
@@ -509,11 +530,12 @@ impl Parser<'_> {
                 Kind::List(n.map(|v| v as usize))
             }
             b'r' | b'R' => {
-                self.filename()?;
-                Kind::Read
+                arg = self.filename()?.1;
+                Kind::Read(ch == b'R')
             }
             b'w' | b'W' => {
-                let out = self.filename()?;
+                let (out, name) = self.filename()?;
+                arg = name;
                 if ch == b'w' {
                     Kind::Write(out)
                 } else {
@@ -528,7 +550,11 @@ impl Parser<'_> {
                 }
                 Kind::Comment
             }
-            b's' => Kind::Subst(Box::new(self.subst()?)),
+            b's' => {
+                let (s, name) = self.subst()?;
+                arg = name;
+                Kind::Subst(Box::new(s))
+            }
             b'y' => Kind::Translate(self.translate()?),
             _ => {
                 let shown = String::from_utf8_lossy(&[ch]).into_owned();
@@ -540,6 +566,7 @@ impl Parser<'_> {
             a2,
             negate,
             kind,
+            arg,
         }))
     }
 
@@ -595,7 +622,7 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    fn filename(&mut self) -> Result<Out, SedError> {
+    fn filename(&mut self) -> Result<(Out, Vec<u8>), SedError> {
         let mut c = self.skip_blanks();
         let mut name = Vec::new();
         while c != EOF && c != i32::from(b'\n') {
@@ -605,11 +632,12 @@ impl Parser<'_> {
         if name.is_empty() {
             return Err(self.r.err("missing filename in r/R/w/W commands"));
         }
-        Ok(match name.as_slice() {
+        let out = match name.as_slice() {
             b"/dev/stdout" => Out::Stdout,
             b"/dev/stderr" => Out::Stderr,
             _ => Out::Nowhere,
-        })
+        };
+        Ok((out, name))
     }
 
     /// The text of `a`, `i` and `c`, in the one-line or the classic form.
@@ -639,12 +667,17 @@ impl Parser<'_> {
             }
             // One-line form: leading blanks are gone already.
         }
+        // What was read, as it is: a text that ends the script with a lone backslash is
+        // kept that way by GNU sed (no escapes done, the last backslash dropped).
+        let mut raw = text.clone();
         while c != EOF {
             if c == i32::from(b'\\') {
                 c = self.r.get();
                 if c == EOF {
-                    break;
+                    return Ok(raw);
                 }
+                raw.push(b'\\');
+                raw.push(c as u8);
                 match c as u8 {
                     b'\n' => text.push(b'\n'),
                     other => match escape_byte(other) {
@@ -659,6 +692,7 @@ impl Parser<'_> {
                 break;
             }
             text.push(c as u8);
+            raw.push(c as u8);
             c = self.r.get();
         }
         Ok(text)
@@ -699,9 +733,10 @@ impl Parser<'_> {
             let mut multi = false;
             loop {
                 let c = self.r.get();
-                if c == i32::from(b'I') {
+                // `--posix` has no `I` or `M`: they are read as the command.
+                if c == i32::from(b'I') && !self.posix {
                     icase = true;
-                } else if c == i32::from(b'M') {
+                } else if c == i32::from(b'M') && !self.posix {
                     multi = true;
                 } else if is_blank(c) {
                 } else {
@@ -736,7 +771,7 @@ impl Parser<'_> {
             Some(Addr::Zero) => Some(Addr2::Line(0)),
             Some(Addr::Last) => Some(Addr2::Last),
             Some(Addr::Re(r)) => Some(Addr2::Re(r)),
-            Some(Addr::Step(n, _)) => Some(Addr2::Line(n)),
+            Some(Addr::Step(n, step)) => Some(Addr2::Step(n, step)),
         })
     }
 
@@ -751,7 +786,8 @@ impl Parser<'_> {
             }
             let b = c as u8;
             if b == b'\n' {
-                // A newline may only be escaped.
+                // A newline may only be escaped. GNU's position does not count it.
+                self.r.unget(c);
                 return None;
             }
             if b == delim {
@@ -797,6 +833,7 @@ impl Parser<'_> {
                 }
                 loop {
                     if c == EOF || c == i32::from(b'\n') {
+                        self.r.unget(c);
                         return None;
                     }
                     let b = c as u8;
@@ -813,6 +850,7 @@ impl Parser<'_> {
                             loop {
                                 let d = self.r.get();
                                 if d == EOF || d == i32::from(b'\n') {
+                                    self.r.unget(d);
                                     return None;
                                 }
                                 out.push(d as u8);
@@ -838,8 +876,12 @@ impl Parser<'_> {
             return Ok(Re {
                 re: None,
                 expr: self.expr_no(),
+                text: Rc::from(&b""[..]),
+                icase,
+                multi,
             });
         }
+        let raw = pat;
         let pat = convert_escapes(pat);
         let opts = Options {
             syntax: Syntax {
@@ -853,6 +895,9 @@ impl Parser<'_> {
             Ok(re) => Ok(Re {
                 re: Some(re),
                 expr: self.expr_no(),
+                text: Rc::from(shown_pattern(raw)),
+                icase,
+                multi,
             }),
             Err(ParseError::ClassSyntax) => Err(SedError {
                 message: ParseError::ClassSyntax.message().into(),
@@ -863,7 +908,7 @@ impl Parser<'_> {
         }
     }
 
-    fn subst(&mut self) -> Result<Subst, SedError> {
+    fn subst(&mut self) -> Result<(Subst, Vec<u8>), SedError> {
         let d = self.r.get();
         if d == EOF || d == i32::from(b'\n') || d == i32::from(b'\\') {
             return Err(self.r.err("unterminated `s' command"));
@@ -882,6 +927,7 @@ impl Parser<'_> {
         let mut icase = false;
         let mut multi = false;
         let mut write = None;
+        let mut wname = Vec::new();
         loop {
             let c = self.r.get();
             match c {
@@ -914,7 +960,9 @@ impl Parser<'_> {
                     nth = Some(n);
                 }
                 _ if c == i32::from(b'w') => {
-                    write = Some(self.filename()?);
+                    let (out, name) = self.filename()?;
+                    write = Some(out);
+                    wname = name;
                     break;
                 }
                 _ if is_blank(c) => {}
@@ -935,12 +983,13 @@ impl Parser<'_> {
             }
         }
         let here = self.r.here();
-        Ok(Subst {
+        let s = Subst {
             re,
             repl,
             global,
             print,
             nth: nth.unwrap_or(1),
+            nth_given: nth.is_some(),
             write,
             max_ref,
             pos: (
@@ -950,7 +999,8 @@ impl Parser<'_> {
                 },
                 here.1,
             ),
-        })
+        };
+        Ok((s, wname))
     }
 
     fn translate(&mut self) -> Result<Box<[u8; 256]>, SedError> {
@@ -965,6 +1015,7 @@ impl Parser<'_> {
             loop {
                 let c = self.r.get();
                 if c == EOF || c == i32::from(b'\n') {
+                    self.r.unget(c);
                     return Err(self.r.err("unterminated `y' command"));
                 }
                 let b = c as u8;
@@ -1081,6 +1132,30 @@ pub fn convert_escapes(p: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A regex as GNU sed keeps it for `--debug`: sed's escapes done, `\n` a newline (in
+/// brackets too).
+fn shown_pattern(p: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(p.len());
+    let mut start = 0;
+    let mut j = 0;
+    while j < p.len() {
+        if p[j] != b'\\' {
+            j += 1;
+            continue;
+        }
+        if p.get(j + 1) == Some(&b'n') {
+            out.extend_from_slice(&convert_escapes(&p[start..j]));
+            out.push(b'\n');
+            j += 2;
+            start = j;
+        } else {
+            j += 2;
+        }
+    }
+    out.extend_from_slice(&convert_escapes(&p[start.min(p.len())..]));
+    out
+}
+
 /// The replacement of `s`, and the largest group it refers to.
 pub fn parse_replacement(rhs: &[u8], posix: bool) -> (Vec<Repl>, usize) {
     let mut out: Vec<Repl> = Vec::new();
@@ -1129,6 +1204,8 @@ pub fn parse_replacement(rhs: &[u8], posix: bool) -> (Vec<Repl>, usize) {
                         i += used - 1;
                     } else {
                         lit.push(n);
+                        flush(&mut lit, &mut out);
+                        out.push(Repl::Cut);
                     }
                 }
             }

@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use super::debug;
 use super::parse::{Addr, Addr2, Cmd, Kind, Out, Re, Repl, Script, Subst};
 use crate::budget::Budget;
 use crate::builtins::common::regex::Regex;
@@ -71,6 +72,13 @@ impl Input {
         !self.has_more()
     }
 
+    /// The file the next line comes from, and whether it starts there (`-s` counts
+    /// lines per file).
+    fn starts_file(&mut self) -> bool {
+        self.settle();
+        self.pos == 0
+    }
+
     fn file_name(&self) -> Vec<u8> {
         let i = if self.fi < self.files.len() {
             self.fi
@@ -113,6 +121,8 @@ pub struct Runner<'a> {
     newline: bool,
     hs_newline: bool,
     missing_newline: bool,
+    /// The same for what `w /dev/stdout` and `w /dev/stderr` wrote.
+    w_missing: [bool; 2],
     append: Vec<Vec<u8>>,
     tflag: bool,
     ranges: Vec<Range>,
@@ -121,6 +131,11 @@ pub struct Runner<'a> {
     err: Vec<u8>,
     /// A runtime error stopped the script: its exit status.
     failed: Option<i32>,
+    /// `--debug`, and the trace's block depth: GNU counts it up at each `{` and down at
+    /// each `}` it passes, so a cycle that leaves a block early leaves it deeper (and a
+    /// jump into a block shallower) for the rest of the run.
+    debug: bool,
+    depth: i64,
 }
 
 enum Flow {
@@ -132,6 +147,8 @@ enum Flow {
     /// Stop: the status, whether to autoprint, whether it was `q` (which ends the last
     /// line even when the input did not).
     Quit(i32, bool, bool),
+    /// `D` without a newline: like `d`, but no end of cycle is traced.
+    Drop,
 }
 
 impl<'a> Runner<'a> {
@@ -141,6 +158,7 @@ impl<'a> Runner<'a> {
         quiet: bool,
         line_wrap: usize,
         posix: bool,
+        debug: bool,
     ) -> Self {
         Runner {
             script,
@@ -154,6 +172,7 @@ impl<'a> Runner<'a> {
             newline: true,
             hs_newline: true,
             missing_newline: false,
+            w_missing: [false; 2],
             append: Vec::new(),
             tflag: false,
             ranges: vec![Range::default(); script.cmds.len()],
@@ -161,6 +180,8 @@ impl<'a> Runner<'a> {
             out: Vec::new(),
             err: Vec::new(),
             failed: None,
+            debug,
+            depth: 0,
         }
     }
 
@@ -178,6 +199,9 @@ impl<'a> Runner<'a> {
     }
 
     fn run_inner(&mut self, budget: &Budget) -> Result<End> {
+        if self.debug {
+            debug::program(self.script, &mut self.out);
+        }
         // Ranges that start at line 0 are active from the start.
         for (i, c) in self.script.cmds.iter().enumerate() {
             if matches!(c.a1, Some(Addr::Zero)) {
@@ -186,20 +210,34 @@ impl<'a> Runner<'a> {
         }
         let mut restart = false;
         loop {
-            if !restart && !self.read_line() {
-                return Ok(End::Exit(0));
+            if !restart {
+                if !self.read_line() {
+                    return Ok(End::Exit(0));
+                }
+                if self.debug {
+                    let name = self.input.file_name();
+                    debug::input(&name, self.line_no, &mut self.out);
+                }
+            }
+            if self.debug {
+                debug::space(b"PATTERN: ", &self.ps, &mut self.out);
             }
             restart = false;
             budget.spend(1)?;
             budget.spend_bytes(self.ps.len())?;
             match self.cycle(budget)? {
                 Flow::Continue | Flow::EndCycle(true) => {
+                    self.end_of_cycle();
                     if !self.quiet {
                         self.emit_ps();
                     }
                     self.dump_append();
                 }
-                Flow::EndCycle(false) => self.dump_append(),
+                Flow::EndCycle(false) => {
+                    self.end_of_cycle();
+                    self.dump_append();
+                }
+                Flow::Drop => self.dump_append(),
                 Flow::Restart => {
                     self.dump_append();
                     restart = true;
@@ -221,7 +259,16 @@ impl<'a> Runner<'a> {
         }
     }
 
+    fn end_of_cycle(&mut self) {
+        if self.debug {
+            self.out.extend_from_slice(b"END-OF-CYCLE:\n");
+        }
+    }
+
     fn read_line(&mut self) -> bool {
+        if self.input.separate && self.input.starts_file() {
+            self.line_no = 0;
+        }
         match self.input.next_line() {
             Some((line, nl)) => {
                 self.ps = line;
@@ -254,6 +301,25 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// `w` to /dev/stdout or /dev/stderr: GNU writes through the file it opened for
+    /// `w`, which remembers its own unended line apart from sed's output.
+    fn emit_w(&mut self, text: &[u8], newline: bool, to: Out) {
+        let sep = self.input.sep;
+        let (buf, missing) = match to {
+            Out::Stdout => (&mut self.out, &mut self.w_missing[0]),
+            Out::Stderr => (&mut self.err, &mut self.w_missing[1]),
+            Out::Nowhere => return,
+        };
+        if *missing {
+            buf.push(sep);
+        }
+        buf.extend_from_slice(text);
+        if newline {
+            buf.push(sep);
+        }
+        *missing = !newline;
+    }
+
     fn emit_ps(&mut self) {
         let ps = std::mem::take(&mut self.ps);
         let nl = self.newline;
@@ -271,15 +337,18 @@ impl<'a> Runner<'a> {
         self.out.push(self.input.sep);
     }
 
-    /// The `a` queue: its text always ends with a newline, even with `-z`.
+    /// The `a` queue: its text always ends with a newline, even with `-z`. An empty text
+    /// (`a\` at the end of the script) adds nothing, but still ends an unended line.
     fn dump_append(&mut self) {
         for t in std::mem::take(&mut self.append) {
             if self.missing_newline {
                 self.out.push(self.input.sep);
                 self.missing_newline = false;
             }
-            self.out.extend_from_slice(&t);
-            self.out.push(b'\n');
+            if !t.is_empty() {
+                self.out.extend_from_slice(&t);
+                self.out.push(b'\n');
+            }
         }
     }
 
@@ -385,7 +454,7 @@ impl<'a> Runner<'a> {
                     }
                     result = true;
                 }
-                Addr2::Line(_) | Addr2::Plus(_) | Addr2::Tilde(_) => {
+                Addr2::Line(_) | Addr2::Plus(_) | Addr2::Tilde(_) | Addr2::Step(..) => {
                     // At or past the end (lines skipped by `n`/`N`): the last line.
                     if l >= range.end {
                         range.active = false;
@@ -417,6 +486,18 @@ impl<'a> Runner<'a> {
                         }
                     }
                 }
+                Addr2::Step(first, step) => {
+                    // The first line at or after this one on `first~step` ends it.
+                    let end = if *step == 0 || l <= *first {
+                        *first
+                    } else {
+                        first.saturating_add((l - first).div_ceil(*step).saturating_mul(*step))
+                    };
+                    if end > l {
+                        range.active = true;
+                        range.end = end;
+                    }
+                }
                 Addr2::Last => {
                     if !self.is_last() {
                         range.active = true;
@@ -436,6 +517,15 @@ impl<'a> Runner<'a> {
         let mut pc = 0;
         while pc < cmds.len() {
             let cmd = &cmds[pc];
+            if self.debug {
+                if matches!(cmd.kind, Kind::EndBlock) {
+                    self.depth -= 1;
+                }
+                debug::command_line(cmd, self.depth.max(0) as usize, &mut self.out);
+                if matches!(cmd.kind, Kind::Block(_)) {
+                    self.depth += 1;
+                }
+            }
             let mut sel = self.selected(pc, cmd, budget)?;
             if let Some(code) = self.failed {
                 return Ok(Flow::Quit(code, false, false));
@@ -445,6 +535,8 @@ impl<'a> Runner<'a> {
             }
             if !sel {
                 pc = match cmd.kind {
+                    // The trace shows the skipped block's `}`.
+                    Kind::Block(end) if self.debug => end - 1,
                     Kind::Block(end) => end,
                     _ => pc + 1,
                 };
@@ -453,19 +545,21 @@ impl<'a> Runner<'a> {
             budget.spend(1)?;
             pc += 1;
             match &cmd.kind {
-                Kind::Block(_) | Kind::EndBlock | Kind::Label | Kind::Comment | Kind::Read => {}
+                Kind::Block(_) | Kind::EndBlock | Kind::Label | Kind::Comment | Kind::Read(_) => {}
                 Kind::Eq => {
                     let s = format!("{}", self.line_no);
                     self.emit_text(s.as_bytes());
                 }
                 Kind::Append(t) => self.append.push(t.clone()),
+                // An empty text (`i\` at the end of the script) writes nothing at all.
+                Kind::Insert(t) if t.is_empty() => {}
                 Kind::Insert(t) => {
                     let t = t.clone();
                     self.emit_text(&t);
                 }
                 Kind::Change(t) => {
                     let in_range = cmd.a2.is_some() && !cmd.negate;
-                    if !in_range || !self.ranges[pc - 1].active {
+                    if (!in_range || !self.ranges[pc - 1].active) && !t.is_empty() {
                         let t = t.clone();
                         self.emit_text(&t);
                     }
@@ -487,7 +581,7 @@ impl<'a> Runner<'a> {
                 }
                 Kind::Delete => return Ok(Flow::EndCycle(false)),
                 Kind::DeleteFirst => match memchr::memchr(self.input.sep, &self.ps) {
-                    None => return Ok(Flow::EndCycle(false)),
+                    None => return Ok(Flow::Drop),
                     Some(i) => {
                         self.ps.drain(..=i);
                         return Ok(Flow::Restart);
@@ -496,6 +590,8 @@ impl<'a> Runner<'a> {
                 Kind::Get => {
                     self.ps.clone_from(&self.hs);
                     self.newline = self.hs_newline;
+                    // GNU shows the hold space here (the same bytes).
+                    self.trace(false, true);
                 }
                 Kind::GetAppend => {
                     self.ps.push(self.input.sep);
@@ -503,19 +599,23 @@ impl<'a> Runner<'a> {
                     self.ps.extend_from_slice(&hs);
                     self.hs = hs;
                     self.newline = self.hs_newline;
+                    self.trace(true, false);
                 }
                 Kind::Hold => {
                     self.hs.clone_from(&self.ps);
                     self.hs_newline = self.newline;
+                    self.trace(false, true);
                 }
                 Kind::HoldAppend => {
                     self.hs.push(self.input.sep);
                     self.hs.extend_from_slice(&self.ps);
                     self.hs_newline = self.newline;
+                    self.trace(false, true);
                 }
                 Kind::Exchange => {
                     std::mem::swap(&mut self.ps, &mut self.hs);
                     std::mem::swap(&mut self.newline, &mut self.hs_newline);
+                    self.trace(true, true);
                 }
                 Kind::List(n) => {
                     let width = n.unwrap_or(self.line_wrap);
@@ -523,18 +623,22 @@ impl<'a> Runner<'a> {
                     self.emit_text(&text);
                 }
                 Kind::Next => {
-                    if !self.input.has_more() {
-                        return Ok(Flow::Quit(0, true, false));
-                    }
                     if !self.quiet {
                         self.emit_ps();
+                    }
+                    if !self.input.has_more() {
+                        self.end_of_cycle();
+                        self.dump_append();
+                        return Ok(Flow::Quit(0, false, false));
                     }
                     self.dump_append();
                     self.read_line();
                     budget.spend_bytes(self.ps.len())?;
+                    self.trace(true, false);
                 }
                 Kind::NextAppend => {
                     if !self.input.has_more() {
+                        self.end_of_cycle();
                         return Ok(Flow::Quit(0, !self.posix, false));
                     }
                     self.dump_append();
@@ -547,6 +651,7 @@ impl<'a> Runner<'a> {
                     ps.extend_from_slice(&self.ps);
                     self.ps = ps;
                     budget.spend_bytes(self.ps.len())?;
+                    self.trace(true, false);
                 }
                 Kind::Print => self.emit_ps(),
                 Kind::PrintFirst => match memchr::memchr(self.input.sep, &self.ps) {
@@ -556,17 +661,17 @@ impl<'a> Runner<'a> {
                     }
                     None => self.emit_ps(),
                 },
-                Kind::Quit(code) => return Ok(Flow::Quit(*code, true, true)),
-                Kind::QuitSilent(code) => return Ok(Flow::Quit(*code, false, false)),
+                Kind::Quit(code) => return Ok(Flow::Quit(code.unwrap_or(0), true, true)),
+                Kind::QuitSilent(code) => return Ok(Flow::Quit(code.unwrap_or(0), false, false)),
                 Kind::Write(out) => {
                     let ps = self.ps.clone();
                     let nl = self.newline;
-                    self.emit(&ps, nl, *out);
+                    self.emit_w(&ps, nl, *out);
                 }
                 Kind::WriteFirst(out) => {
                     let end = memchr::memchr(self.input.sep, &self.ps).unwrap_or(self.ps.len());
                     let first = self.ps[..end].to_vec();
-                    self.emit(&first, true, *out);
+                    self.emit_w(&first, true, *out);
                 }
                 Kind::Subst(s) => {
                     if let Some(code) = self.subst(s, budget)? {
@@ -577,8 +682,12 @@ impl<'a> Runner<'a> {
                     for b in self.ps.iter_mut() {
                         *b = map[usize::from(*b)];
                     }
+                    self.trace(true, false);
                 }
-                Kind::Zap => self.ps.clear(),
+                Kind::Zap => {
+                    self.ps.clear();
+                    self.trace(true, false);
+                }
                 Kind::FileName => {
                     let name = self.input.file_name();
                     self.emit_text(&name);
@@ -586,6 +695,19 @@ impl<'a> Runner<'a> {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// `--debug`: the pattern and/or hold space after a command changed them.
+    fn trace(&mut self, pattern: bool, hold: bool) {
+        if !self.debug {
+            return;
+        }
+        if pattern {
+            debug::space(b"PATTERN: ", &self.ps, &mut self.out);
+        }
+        if hold {
+            debug::space(b"HOLD:    ", &self.hs, &mut self.out);
+        }
     }
 
     /// The `s` command. `Some(status)` on a runtime error (already reported).
@@ -616,6 +738,10 @@ impl<'a> Runner<'a> {
             let Some((ms, me)) = re.find_at(&ps, pos, budget)? else {
                 break;
             };
+            if pos == 0 && self.debug {
+                let slots = re.captures(&ps, (ms, me), budget)?;
+                debug::registers(&ps, &slots, &mut self.out);
+            }
             if ms == me && prev_end == Some(ms) {
                 // No empty match right after a match.
                 pos = ms + 1;
@@ -641,6 +767,7 @@ impl<'a> Runner<'a> {
         }
         if !did {
             self.ps = ps;
+            self.trace(true, false);
             return Ok(None);
         }
         out.extend_from_slice(&ps[copied..]);
@@ -653,8 +780,9 @@ impl<'a> Runner<'a> {
         if let Some(w) = s.write {
             let ps = self.ps.clone();
             let nl = self.newline;
-            self.emit(&ps, nl, w);
+            self.emit_w(&ps, nl, w);
         }
+        self.trace(true, false);
         Ok(None)
     }
 }
@@ -672,7 +800,7 @@ fn replace(out: &mut Vec<u8>, hay: &[u8], slots: &[Option<(usize, usize)>], repl
     let mut one = Case::None;
     let simple = repl
         .iter()
-        .all(|r| matches!(r, Repl::Lit(_) | Repl::Group(_)));
+        .all(|r| matches!(r, Repl::Lit(_) | Repl::Group(_) | Repl::Cut));
     for r in repl {
         let text: &[u8] = match r {
             Repl::Lit(l) => l,
@@ -703,6 +831,7 @@ fn replace(out: &mut Vec<u8>, hay: &[u8], slots: &[Option<(usize, usize)>], repl
                 one = Case::None;
                 continue;
             }
+            Repl::Cut => continue,
         };
         if simple {
             out.extend_from_slice(text);
