@@ -203,6 +203,18 @@ def group_regex(rng, depth, groups):
     return s
 
 
+def sed_argv(rng, opts, ere):
+    """sed with OPTS and a random script: one argument, or some -e pieces."""
+    if rng.random() < 0.15:
+        pieces = []
+        for _ in range(rng.randint(1, 3)):
+            pieces += ["-e", command(rng, ere)]
+        if any(p.endswith(("ta", "Ta", "ba")) for p in pieces):
+            pieces += ["-e", ":a"]
+        return ["sed"] + opts + pieces
+    return ["sed"] + opts + [script(rng, ere)]
+
+
 def case(argv, stdin):
     return {"tool": "sed", "script": " ".join(q(a) if not a.startswith("'") else a for a in argv),
             "stdin": stdin, "argv": argv}
@@ -235,15 +247,7 @@ def cases(rng):
             opts.append("-z")
         if rng.random() < 0.01:
             opts.append("--posix")
-        if rng.random() < 0.15:
-            pieces = []
-            for _ in range(rng.randint(1, 3)):
-                pieces += ["-e", command(rng, ere)]
-            if any(p.endswith(("ta", "Ta", "ba")) for p in pieces):
-                pieces += ["-e", ":a"]
-            argv = ["sed"] + opts + pieces
-        else:
-            argv = ["sed"] + opts + [script(rng, ere)]
+        argv = sed_argv(rng, opts, ere)
         stdin = rng.choice(inputs) if rng.random() < 0.5 else rxgen.lines(rng)
         if "-z" in opts:
             stdin = stdin.replace(b"\n", b"\0") if rng.random() < 0.7 else stdin
@@ -260,15 +264,7 @@ def cases(rng):
                        ("-l 7", 0.05)):
             if rng.random() < p:
                 opts += opt.split()
-        if rng.random() < 0.15:
-            pieces = []
-            for _ in range(rng.randint(1, 3)):
-                pieces += ["-e", command(rng, ere)]
-            if any(p.endswith(("ta", "Ta", "ba")) for p in pieces):
-                pieces += ["-e", ":a"]
-            argv = ["sed"] + opts + pieces
-        else:
-            argv = ["sed"] + opts + [script(rng, ere)]
+        argv = sed_argv(rng, opts, ere)
         r = rng.random()
         stdin = rng.choice(inputs) if r < 0.4 else rng.choice(DEBUG_INPUTS) if r < 0.6 else rxgen.lines(rng)
         if "-s" in opts and rng.random() < 0.5:

@@ -4,7 +4,7 @@
 //! behaviour.
 
 use super::compare::{Config, KeyVal};
-use super::keys::{self, Ignore, Key, Kind, Order};
+use super::keys::{self, Key, Kind, Order};
 use crate::builtins::common::float;
 
 /// What the warnings need besides the keys.
@@ -129,24 +129,7 @@ fn ignored_options(s: &Setup, w: &mut Vec<String>) {
         g.version &= !o.version;
         g.reverse &= !o.reverse;
     }
-    let mut letters = String::new();
-    for (on, c) in [
-        (sb || eb, 'b'),
-        (g.ignore == Some(Ignore::NonDictionary), 'd'),
-        (g.fold, 'f'),
-        (g.general, 'g'),
-        (g.human, 'h'),
-        (g.ignore == Some(Ignore::NonPrinting), 'i'),
-        (g.month, 'M'),
-        (g.numeric, 'n'),
-        (g.random, 'R'),
-        (g.reverse && s.no_last_resort, 'r'),
-        (g.version, 'V'),
-    ] {
-        if on {
-            letters.push(c);
-        }
-    }
+    let letters = g.letters(sb || eb, g.reverse && s.no_last_resort);
     match letters.len() {
         0 => {}
         1 => w.push(format!("option '-{letters}' is ignored")),

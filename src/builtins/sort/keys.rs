@@ -79,6 +79,28 @@ impl Order {
         *self == Order::default()
     }
 
+    /// The ordering options as GNU's messages list them, in its order; `b` (blanks) and
+    /// `r` (reverse) are the caller's to say, for they mean different things per message.
+    pub fn letters(&self, b: bool, r: bool) -> String {
+        [
+            (b, 'b'),
+            (self.ignore == Some(Ignore::NonDictionary), 'd'),
+            (self.fold, 'f'),
+            (self.general, 'g'),
+            (self.human, 'h'),
+            (self.ignore == Some(Ignore::NonPrinting), 'i'),
+            (self.month, 'M'),
+            (self.numeric, 'n'),
+            (self.random, 'R'),
+            (r, 'r'),
+            (self.version, 'V'),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|&(_, c)| c)
+        .collect()
+    }
+
     /// GNU's complaint when options of one key cannot go together: `-gn`, `-dM`...
     pub fn incompatible(&self) -> Option<String> {
         let numeric = [self.general, self.human, self.month, self.numeric]
@@ -89,23 +111,7 @@ impl Order {
         if numeric == 0 || (numeric == 1 && !others) {
             return None;
         }
-        let mut s = String::new();
-        let flags = [
-            (self.ignore == Some(Ignore::NonDictionary), 'd'),
-            (self.fold, 'f'),
-            (self.general, 'g'),
-            (self.human, 'h'),
-            (self.ignore == Some(Ignore::NonPrinting), 'i'),
-            (self.month, 'M'),
-            (self.numeric, 'n'),
-            (self.random, 'R'),
-            (self.version, 'V'),
-        ];
-        for (on, c) in flags {
-            if on {
-                s.push(c);
-            }
-        }
+        let s = self.letters(false, false);
         Some(format!("options '-{s}' are incompatible"))
     }
 }
