@@ -7,7 +7,7 @@
 //! fixed order, so a run is the same every time and the step count stays exact. When the
 //! reader of a pipe has gone, a write is [`Error::BrokenPipe`] (SIGPIPE for a process).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -41,12 +41,41 @@ pub struct Pipe {
 
 #[derive(Default)]
 struct PipeInner {
-    chunks: VecDeque<Vec<u8>>,
+    chunks: Chunks,
     queued: usize,
     writer_closed: bool,
     reader_closed: bool,
     reader_waiting: Option<Waker>,
     writer_waiting: Option<Waker>,
+}
+
+/// The chunks queued in a pipe. Most pipes of a script carry one chunk at a time, which
+/// waits in `first` without a queue of its own.
+#[derive(Default)]
+struct Chunks {
+    first: Option<Vec<u8>>,
+    rest: VecDeque<Vec<u8>>,
+}
+
+impl Chunks {
+    fn push_back(&mut self, chunk: Vec<u8>) {
+        if self.first.is_none() {
+            self.first = Some(chunk);
+        } else {
+            self.rest.push_back(chunk);
+        }
+    }
+
+    fn pop_front(&mut self) -> Option<Vec<u8>> {
+        let chunk = self.first.take()?;
+        self.first = self.rest.pop_front();
+        Some(chunk)
+    }
+
+    fn clear(&mut self) {
+        self.first = None;
+        self.rest.clear();
+    }
 }
 
 impl Pipe {
@@ -391,7 +420,7 @@ impl Out {
 /// The waker of one stage: marks it ready and wakes whoever polls the whole pipeline.
 struct StageWaker {
     ready: AtomicBool,
-    outer: Mutex<Option<Waker>>,
+    outer: Arc<Mutex<Option<Waker>>>,
 }
 
 impl Wake for StageWaker {
@@ -408,56 +437,63 @@ impl Wake for StageWaker {
     }
 }
 
+/// A stage of [`join_stages`]: running, with its waker, or ended with its result.
+enum Slot<'a, T> {
+    Running(
+        Pin<Box<dyn Future<Output = T> + 'a>>,
+        Arc<StageWaker>,
+        Waker,
+    ),
+    Done(T),
+}
+
 /// Runs `stages` together and gives each one's result, in order. At every turn the first
 /// stage (from the left) that can go on runs until it waits; so a writer fills its pipe
 /// before its reader runs, and the order of work is the same on every run.
 pub async fn join_stages<'a, T>(stages: Vec<Pin<Box<dyn Future<Output = T> + 'a>>>) -> Vec<T> {
-    let n = stages.len();
-    let mut futures: Vec<Option<Pin<Box<dyn Future<Output = T> + 'a>>>> =
-        stages.into_iter().map(Some).collect();
-    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    let wakers: Vec<Arc<StageWaker>> = (0..n)
-        .map(|_| {
-            Arc::new(StageWaker {
+    let outer: Arc<Mutex<Option<Waker>>> = Arc::default();
+    let mut slots: Vec<Slot<'a, T>> = stages
+        .into_iter()
+        .map(|future| {
+            let waker = Arc::new(StageWaker {
                 ready: AtomicBool::new(true),
-                outer: Mutex::new(None),
-            })
+                outer: outer.clone(),
+            });
+            Slot::Running(future, waker.clone(), Waker::from(waker))
         })
         .collect();
-    let task_wakers: Vec<Waker> = wakers.iter().map(|w| Waker::from(w.clone())).collect();
-    let left = Cell::new(n);
+    let mut left = slots.len();
     std::future::poll_fn(|cx| {
-        for w in &wakers {
-            if let Ok(mut outer) = w.outer.lock() {
-                match &*outer {
-                    Some(old) if old.will_wake(cx.waker()) => {}
-                    _ => *outer = Some(cx.waker().clone()),
+        if let Ok(mut w) = outer.lock() {
+            match &*w {
+                Some(old) if old.will_wake(cx.waker()) => {}
+                _ => *w = Some(cx.waker().clone()),
+            }
+        }
+        while let Some(i) = slots.iter().position(
+            |s| matches!(s, Slot::Running(_, stage, _) if stage.ready.load(Ordering::Relaxed)),
+        ) {
+            if let Slot::Running(future, stage, waker) = &mut slots[i] {
+                stage.ready.store(false, Ordering::Relaxed);
+                if let Poll::Ready(v) = future.as_mut().poll(&mut Context::from_waker(waker)) {
+                    slots[i] = Slot::Done(v);
+                    left -= 1;
                 }
             }
         }
-        while let Some(i) =
-            (0..n).find(|&i| futures[i].is_some() && wakers[i].ready.load(Ordering::Relaxed))
-        {
-            wakers[i].ready.store(false, Ordering::Relaxed);
-            let mut stage_cx = Context::from_waker(&task_wakers[i]);
-            if let Some(f) = futures[i].as_mut() {
-                if let Poll::Ready(v) = f.as_mut().poll(&mut stage_cx) {
-                    results[i] = Some(v);
-                    futures[i] = None;
-                    left.set(left.get() - 1);
-                }
-            }
-        }
-        if left.get() == 0 {
+        if left == 0 {
             Poll::Ready(())
         } else {
             Poll::Pending
         }
     })
     .await;
-    results
+    slots
         .into_iter()
-        .map(|r| r.expect("every stage ran to its end"))
+        .map(|s| match s {
+            Slot::Done(v) => v,
+            Slot::Running(..) => unreachable!("every stage ran to its end"),
+        })
         .collect()
 }
 

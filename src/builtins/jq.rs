@@ -516,11 +516,15 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
     // global variables: $ENV, $__prog_name..., named args, $ARGS
     let mut names: Vec<String> = vec!["$ENV".into(), "$ARGS".into()];
     let mut env = Map::default();
-    for (k, v) in ctx.vars.exported() {
-        env.insert(
-            Key::from(String::from_utf8_lossy(&k).as_ref()),
-            Val::str(String::from_utf8_lossy(&v).into_owned()),
-        );
+    // `$ENV` copies every exported variable: only for a program that can read it (`env`
+    // is `$ENV`). A text search, so it errs on the side of building it.
+    if program.contains("ENV") || program.contains("env") {
+        for (k, v) in ctx.vars.exported() {
+            env.insert(
+                Key::from(String::from_utf8_lossy(&k).as_ref()),
+                Val::str(String::from_utf8_lossy(&v).into_owned()),
+            );
+        }
     }
     let mut named = Map::default();
     for (k, v) in &o.named {

@@ -17,7 +17,7 @@ use std::rc::Rc;
 use super::ast::*;
 use super::cache::ScriptCache;
 use super::options::Opt;
-use super::redirect::Fd;
+use super::redirect::FdTable;
 use super::state::State;
 use crate::budget::{Budget, BYTES_PER_STEP};
 use crate::builtins::{self, Caches, Ctx, Net, Run};
@@ -166,7 +166,7 @@ pub struct Exec<'s> {
     /// The script ended by `exit` or an error, not by running to its end.
     pub exited: bool,
     /// File descriptors 3-9 (see [`super::redirect`]).
-    pub fds: [Fd; 7],
+    pub fds: FdTable,
 }
 
 impl<'s> Exec<'s> {
@@ -300,12 +300,13 @@ impl<'s> Exec<'s> {
             return self.command(&p.cmds[0], io).await;
         }
         let n = p.cmds.len();
-        let pipes: Vec<Rc<Pipe>> = (1..n).map(|_| Pipe::new()).collect();
         let err = self.sink(io.err);
         let mut stages: Vec<Boxed<'_, (R, u32)>> = Vec::with_capacity(n);
+        let mut next_reads: Option<Rc<Pipe>> = None;
         for (i, cmd) in p.cmds.iter().enumerate() {
-            let reads = i.checked_sub(1).map(|k| pipes[k].clone());
-            let writes = pipes.get(i).cloned();
+            let reads = next_reads.take();
+            let writes = (i + 1 < n).then(Pipe::new);
+            next_reads.clone_from(&writes);
             let stdin = match &reads {
                 Some(pipe) => Stdin::pipe(pipe.clone()),
                 None => self.inputs[io.stdin].clone(),
@@ -690,18 +691,18 @@ impl<'s> Exec<'s> {
     pub async fn dispatch(&mut self, argv: &[Vec<u8>], io: Io, functions: bool) -> R {
         let name = argv[0].as_slice();
         if super::special::is_special(name) {
-            return self.special(argv, io).await;
+            return Box::pin(self.special(argv, io)).await;
         }
         if functions {
             if let Some(f) = self.st.func(name) {
-                return self.call_function(f, argv, io).await;
+                return Box::pin(self.call_function(f, argv, io)).await;
             }
         }
         if let Some(tool) = builtins::lookup(name) {
             return self.builtin(tool, argv, io).await;
         }
         if is_fifo_name(name) {
-            if let Some(status) = self.call_fifo(argv, io).await? {
+            if let Some(status) = Box::pin(self.call_fifo(argv, io)).await? {
                 return Ok(status);
             }
         }

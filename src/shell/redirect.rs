@@ -6,6 +6,8 @@
 //! in a [`Mark`] and put back when the command ends. `exec` with redirections and no
 //! command changes them for the rest of the shell (or subshell), as POSIX says.
 
+use std::rc::Rc;
+
 use super::ast::{Redir, RedirOp, RedirTarget};
 use super::exec::{Exec, Inputs, Io, Sinks, R};
 use crate::error::Status;
@@ -23,6 +25,24 @@ pub enum Fd {
     Write(Out),
 }
 
+/// Fds 3-9: shared with subshells and pipeline stages until one of them changes an entry,
+/// for most scripts never open one and every stage of a pipeline starts with a copy.
+#[derive(Clone, Default)]
+pub struct FdTable(Option<Rc<[Fd; 7]>>);
+
+impl FdTable {
+    /// Entry `i` (fd `i + 3`).
+    fn get(&self, i: usize) -> Option<&Fd> {
+        self.0.as_ref().map(|t| &t[i])
+    }
+
+    /// Sets entry `i`, giving the one it replaces.
+    fn replace(&mut self, i: usize, fd: Fd) -> Fd {
+        let table = Rc::make_mut(self.0.get_or_insert_with(Rc::default));
+        std::mem::replace(&mut table[i], fd)
+    }
+}
+
 /// What a command's redirections changed, to be undone when it ends.
 pub struct Mark {
     inputs: usize,
@@ -35,7 +55,7 @@ pub struct Mark {
 pub struct Streams {
     sinks: Sinks,
     inputs: Inputs,
-    fds: [Fd; 7],
+    fds: FdTable,
 }
 
 /// Where a duplicated descriptor points: fds 0-2 as the command sees them (no copy is
@@ -76,7 +96,7 @@ impl Exec<'_> {
         self.inputs.truncate(mark.inputs);
         self.sinks.truncate(mark.sinks);
         for (i, fd) in mark.fds.into_iter().rev() {
-            self.fds[i] = fd;
+            self.fds.replace(i, fd);
         }
     }
 
@@ -105,9 +125,9 @@ impl Exec<'_> {
             0 => Some(Source::Input(io.stdin)),
             1 => Some(Source::Sink(io.out)),
             2 => Some(Source::Sink(io.err)),
-            3..=MAX_FD => match &self.fds[(n - 3) as usize] {
-                Fd::Closed => None,
-                fd => Some(Source::Table(fd.clone())),
+            3..=MAX_FD => match self.fds.get((n - 3) as usize) {
+                None | Some(Fd::Closed) => None,
+                Some(fd) => Some(Source::Table(fd.clone())),
             },
             _ => None,
         }
@@ -150,8 +170,7 @@ impl Exec<'_> {
                     Source::Table(f) => f,
                 };
                 let i = (fd - 3) as usize;
-                mark.fds
-                    .push((i, std::mem::replace(&mut self.fds[i], entry)));
+                mark.fds.push((i, self.fds.replace(i, entry)));
             }
         }
         true
@@ -167,7 +186,7 @@ impl Exec<'_> {
             2 => io.err = None,
             _ => {
                 let i = (fd - 3) as usize;
-                mark.fds.push((i, std::mem::take(&mut self.fds[i])));
+                mark.fds.push((i, self.fds.replace(i, Fd::Closed)));
             }
         }
     }
