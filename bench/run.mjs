@@ -1,8 +1,13 @@
 // Benchmarks: the same scripts natively (mkfifo-sh --batch) and in local workerd
 // (/bin/sh and FIFO Requests through wrangler dev), side by side in one run.
 //
-//   node bench/run.mjs [--quick] [--only SUBSTRING]     (after scripts/build.sh and
-//   cargo build --profile native --bin mkfifo-sh; bench/run.sh does all of it)
+//   node bench/run.mjs [--quick] [--only SUBSTRING] [--against BINARY]   (after
+//   scripts/build.sh and cargo build --profile native --bin mkfifo-sh; bench/run.sh does
+//   all of it, and builds an older revision's mkfifo-sh for --against)
+//
+// --against BINARY: another mkfifo-sh (an older build) runs each case too, in the same
+// run, interleaved with this one, and the table gains its column and the ratio: figures
+// from different days on a shared machine differ by more than the changes measured.
 //
 // Method: the time of one operation is the difference between a script that does it N
 // times and one that does it once, divided by N - 1; each script runs K times and the
@@ -26,6 +31,7 @@ const NATIVE = path.join(ROOT, "target/native/mkfifo-sh");
 const args = process.argv.slice(2);
 const QUICK = args.includes("--quick");
 const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
+const AGAINST = args.includes("--against") ? path.resolve(args[args.indexOf("--against") + 1]) : null;
 const K = QUICK ? 3 : 7;
 const NATIVE_SPAN_MS = QUICK ? 20 : 100;
 const WORKERD_SPAN_MS = QUICK ? 50 : 300;
@@ -397,8 +403,13 @@ async function main() {
     await first.text();
     const firstMs = worker.readyMs + Number(process.hrtime.bigint() - t0) / 1e6;
     out.push(`wrangler dev: static assets served ${worker.readyMs} ms after the start, a FIFO's first answer at ${firstMs.toFixed(0)} ms\n`);
-    out.push("| case | native | workerd | OS tool |");
-    out.push("|---|---:|---:|---:|");
+    if (AGAINST) {
+      out.push("| case | native | native, older build | this / older | workerd | OS tool |");
+      out.push("|---|---:|---:|---:|---:|---:|");
+    } else {
+      out.push("| case | native | workerd | OS tool |");
+      out.push("|---|---:|---:|---:|");
+    }
     for (const c of cases) {
       if (ONLY && !c.name.includes(ONLY)) continue;
       // A jq filter rides in $f from a here-document: scripts have no files to keep it in.
@@ -407,6 +418,20 @@ async function main() {
       const text = (k) => prefix + script({ op }, k);
       // An envelope holds at most 1 MiB: that bounds the lines of a script.
       const maxN = Math.min(MAX_N, Math.floor(900_000 / (op.length + 12)));
+      if (AGAINST) {
+        // Both builds, alternately, the median of their rounds: load from elsewhere
+        // on the machine falls on both alike.
+        const rounds = { this: [], older: [] };
+        for (let r = 0; r < (QUICK ? 3 : 5); r++) {
+          rounds.this.push(await perOp((k) => nativeTime(c, text(k)), c.n, NATIVE_SPAN_MS, maxN));
+          rounds.older.push(await perOp((k) => nativeTime(c, text(k), AGAINST), c.n, NATIVE_SPAN_MS, maxN));
+        }
+        const [nt, ot] = [median(rounds.this), median(rounds.older)];
+        const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN);
+        out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, ot)} | ${(nt / ot).toFixed(2)} | ${show(c, wt)} | ${osTool(c)} |`);
+        console.error(out.at(-1));
+        continue;
+      }
       const nt = await perOp((k) => nativeTime(c, text(k)), c.n, NATIVE_SPAN_MS, maxN);
       const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN);
       out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, wt)} | ${osTool(c)} |`);
@@ -500,11 +525,11 @@ async function coldCases(worker) {
 
 // Native: one mkfifo-sh --batch process runs the script K times (the caches warm after
 // the first); the process's wall time, divided by K, is one run.
-function nativeTime(c, text) {
+function nativeTime(c, text, binary = NATIVE) {
   const line = JSON.stringify({ script: Buffer.from(text).toString("base64"), stdin: c.input.toString("base64"), budget: 1e15 });
   const input = (line + "\n").repeat(K);
   const t0 = process.hrtime.bigint();
-  const out = spawnSync(NATIVE, ["--batch"], { input, maxBuffer: 1 << 30 });
+  const out = spawnSync(binary, ["--batch"], { input, maxBuffer: 1 << 30 });
   const t1 = process.hrtime.bigint();
   for (const l of out.stdout.toString().trim().split("\n")) {
     const r = JSON.parse(l);

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds what the benchmarks need and runs them: bench/run.sh [--quick] [--only SUBSTRING]
-# Prints Markdown tables (native and workerd side by side) on stdout.
+# Builds what the benchmarks need and runs them:
+#   bench/run.sh [--quick] [--only SUBSTRING] [--against REVISION]
+# Prints Markdown tables (native and workerd side by side) on stdout. --against builds the
+# native mkfifo-sh of an older revision (a git commit) beside this one, and the first
+# table times both in the same run (bench/run.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -8,4 +11,22 @@ export WRANGLER_SEND_METRICS=false WRANGLER_SEND_ERROR_REPORTS=false CLOUDFLARE_
 scripts/setup.sh >&2
 cargo build --quiet --profile native --bin mkfifo-sh >&2
 scripts/build.sh >&2
-exec node bench/run.mjs "$@"
+args=()
+while [ $# -gt 0 ]; do
+    if [ "$1" = --against ]; then
+        rev=$(git rev-parse --verify "$2^{commit}")
+        # The older source in a worktree of its own, built with its own target directory
+        # (kept, so that a second run builds nothing).
+        src=target/against/src-$rev
+        [ -d "$src" ] || git worktree add --detach "$src" "$rev" >&2
+        CARGO_TARGET_DIR="$PWD/target/against/target" cargo build --quiet --profile native \
+            --bin mkfifo-sh --manifest-path "$src/Cargo.toml" >&2
+        cp target/against/target/native/mkfifo-sh "target/against/mkfifo-sh-$rev"
+        args+=(--against "target/against/mkfifo-sh-$rev")
+        shift 2
+    else
+        args+=("$1")
+        shift
+    fi
+done
+exec node bench/run.mjs "${args[@]}"

@@ -10,7 +10,6 @@
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,9 +33,15 @@ pub trait ByteStream {
 
 /// A pipe between two commands: chunks in order, at most [`PIPE_CAPACITY`] bytes queued
 /// (a single write may pass the bound once, so a writer never has to split its chunk).
-#[derive(Default)]
-pub struct Pipe {
-    inner: RefCell<PipeInner>,
+/// The queue lives in the reading end's [`Stdin`], so a pipe is one allocation; a `Pipe`
+/// is a handle on it, held by the writer (as [`Out::Pipe`]) and by whoever closes an end.
+#[derive(Clone)]
+pub struct Pipe(Rc<RefCell<StdinInner>>);
+
+impl Default for Pipe {
+    fn default() -> Self {
+        Pipe::new()
+    }
 }
 
 #[derive(Default)]
@@ -79,82 +84,101 @@ impl Chunks {
 }
 
 impl Pipe {
-    pub fn new() -> Rc<Pipe> {
-        Rc::new(Pipe::default())
+    pub fn new() -> Pipe {
+        Pipe(Rc::new(RefCell::new(StdinInner {
+            pending: no_pending(),
+            pos: 0,
+            feed: Feed::Pipe(PipeInner::default()),
+        })))
+    }
+
+    /// Runs `f` on the pipe's state (a pipe's feed is never replaced).
+    fn with<T>(&self, f: impl FnOnce(&mut PipeInner) -> T) -> T {
+        match &mut self.0.borrow_mut().feed {
+            Feed::Pipe(p) => f(p),
+            _ => unreachable!("a pipe's reader keeps its pipe"),
+        }
     }
 
     /// Queues `chunk`, waiting while the pipe is full; `BrokenPipe` once the reader is gone.
     pub fn write(&self, chunk: Vec<u8>) -> impl Future<Output = Result<()>> + '_ {
         let mut chunk = Some(chunk);
         std::future::poll_fn(move |cx| {
-            let mut p = self.inner.borrow_mut();
-            if p.reader_closed {
-                return Poll::Ready(Err(Error::BrokenPipe));
-            }
-            if p.queued >= PIPE_CAPACITY {
-                p.writer_waiting = Some(cx.waker().clone());
-                return Poll::Pending;
-            }
-            let chunk = chunk.take().unwrap_or_default();
-            if !chunk.is_empty() {
-                p.queued += chunk.len();
-                p.chunks.push_back(chunk);
-                if let Some(w) = p.reader_waiting.take() {
-                    w.wake();
+            self.with(|p| {
+                if p.reader_closed {
+                    return Poll::Ready(Err(Error::BrokenPipe));
                 }
-            }
-            Poll::Ready(Ok(()))
+                if p.queued >= PIPE_CAPACITY {
+                    p.writer_waiting = Some(cx.waker().clone());
+                    return Poll::Pending;
+                }
+                p.push(chunk.take().unwrap_or_default());
+                Poll::Ready(Ok(()))
+            })
         })
     }
 
     /// Queues `bytes` now, whatever the pipe holds: for the shell's own short messages.
     pub fn write_now(&self, bytes: &[u8]) -> Result<()> {
-        let mut p = self.inner.borrow_mut();
-        if p.reader_closed {
-            return Err(Error::BrokenPipe);
-        }
-        if !bytes.is_empty() {
-            p.queued += bytes.len();
-            p.chunks.push_back(bytes.to_vec());
-            if let Some(w) = p.reader_waiting.take() {
-                w.wake();
+        self.with(|p| {
+            if p.reader_closed {
+                return Err(Error::BrokenPipe);
             }
-        }
-        Ok(())
-    }
-
-    fn poll_read(&self, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
-        let mut p = self.inner.borrow_mut();
-        if let Some(chunk) = p.chunks.pop_front() {
-            p.queued -= chunk.len();
-            if let Some(w) = p.writer_waiting.take() {
-                w.wake();
-            }
-            return Poll::Ready(Some(chunk));
-        }
-        if p.writer_closed {
-            return Poll::Ready(None);
-        }
-        p.reader_waiting = Some(cx.waker().clone());
-        Poll::Pending
+            p.push(bytes.to_vec());
+            Ok(())
+        })
     }
 
     /// The writing end is done: the reader sees the end once the queue is empty.
     pub fn close_write(&self) {
-        let mut p = self.inner.borrow_mut();
-        p.writer_closed = true;
-        if let Some(w) = p.reader_waiting.take() {
-            w.wake();
-        }
+        self.with(|p| {
+            p.writer_closed = true;
+            if let Some(w) = p.reader_waiting.take() {
+                w.wake();
+            }
+        })
     }
 
     /// The reading end is done: what is queued is dropped and writers get `BrokenPipe`.
     pub fn close_read(&self) {
-        let mut p = self.inner.borrow_mut();
-        p.reader_closed = true;
-        p.chunks.clear();
-        p.queued = 0;
-        if let Some(w) = p.writer_waiting.take() {
+        self.with(PipeInner::close_read)
+    }
+}
+
+impl PipeInner {
+    fn push(&mut self, chunk: Vec<u8>) {
+        if !chunk.is_empty() {
+            self.queued += chunk.len();
+            self.chunks.push_back(chunk);
+            if let Some(w) = self.reader_waiting.take() {
+                w.wake();
+            }
+        }
+    }
+
+    fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+        if self.reader_closed {
+            return Poll::Ready(None);
+        }
+        if let Some(chunk) = self.chunks.pop_front() {
+            self.queued -= chunk.len();
+            if let Some(w) = self.writer_waiting.take() {
+                w.wake();
+            }
+            return Poll::Ready(Some(chunk));
+        }
+        if self.writer_closed {
+            return Poll::Ready(None);
+        }
+        self.reader_waiting = Some(cx.waker().clone());
+        Poll::Pending
+    }
+
+    fn close_read(&mut self) {
+        self.reader_closed = true;
+        self.chunks.clear();
+        self.queued = 0;
+        if let Some(w) = self.writer_waiting.take() {
             w.wake();
         }
     }
@@ -164,7 +188,8 @@ impl Pipe {
 enum Feed {
     /// Nothing more than what is pending.
     Done,
-    Pipe(Rc<Pipe>),
+    /// The reading end of a pipe, which holds the pipe's queue.
+    Pipe(PipeInner),
     Outside {
         stream: Box<dyn ByteStream>,
         next: Option<LocalFuture<'static, Result<Option<Vec<u8>>, String>>>,
@@ -187,7 +212,8 @@ impl StdinInner {
                 }
             }
         };
-        if let Poll::Ready(Ok(None)) = polled {
+        // A pipe stays, for its writer to see the reader's state.
+        if let (Poll::Ready(Ok(None)), Feed::Outside { .. }) = (&polled, &self.feed) {
             self.feed = Feed::Done;
         }
         polled
@@ -242,8 +268,8 @@ impl Stdin {
     }
 
     /// The reading end of a pipe.
-    pub fn pipe(pipe: Rc<Pipe>) -> Self {
-        Stdin::with(no_pending(), Feed::Pipe(pipe))
+    pub fn pipe(pipe: Pipe) -> Self {
+        Stdin(pipe.0)
     }
 
     /// A stream from outside (the Request's body, a process's stdin).
@@ -343,10 +369,10 @@ impl Stdin {
     /// Closes the reading end of a pipe feed: its writer gets `BrokenPipe`.
     pub fn close(&self) {
         let mut s = self.0.borrow_mut();
-        if let Feed::Pipe(p) = &s.feed {
-            p.close_read();
+        match &mut s.feed {
+            Feed::Pipe(p) => p.close_read(),
+            feed => *feed = Feed::Done,
         }
-        s.feed = Feed::Done;
         s.pending = no_pending();
         s.pos = 0;
     }
@@ -361,7 +387,7 @@ pub enum Out {
     /// Kept whole: a command substitution, stderr, a script's collected output.
     Buffer(Rc<RefCell<Vec<u8>>>),
     /// The writing end of a pipe.
-    Pipe(Rc<Pipe>),
+    Pipe(Pipe),
 }
 
 impl std::fmt::Debug for Out {
@@ -417,18 +443,20 @@ impl Out {
     }
 }
 
-/// The waker of one stage: marks it ready and wakes whoever polls the whole pipeline.
-struct StageWaker {
-    ready: AtomicBool,
-    outer: Arc<Mutex<Option<Waker>>>,
+/// The waker of a pipeline's stages: notes that one of them can go on, and wakes whoever
+/// polls the whole pipeline.
+#[derive(Default)]
+struct PassWaker {
+    woke: AtomicBool,
+    outer: Mutex<Option<Waker>>,
 }
 
-impl Wake for StageWaker {
+impl Wake for PassWaker {
     fn wake(self: Arc<Self>) {
         self.wake_by_ref();
     }
     fn wake_by_ref(self: &Arc<Self>) {
-        self.ready.store(true, Ordering::Relaxed);
+        self.woke.store(true, Ordering::Relaxed);
         if let Ok(outer) = self.outer.lock() {
             if let Some(w) = &*outer {
                 w.wake_by_ref();
@@ -437,64 +465,33 @@ impl Wake for StageWaker {
     }
 }
 
-/// A stage of [`join_stages`]: running, with its waker, or ended with its result.
-enum Slot<'a, T> {
-    Running(
-        Pin<Box<dyn Future<Output = T> + 'a>>,
-        Arc<StageWaker>,
-        Waker,
-    ),
-    Done(T),
-}
-
-/// Runs `stages` together and gives each one's result, in order. At every turn the first
-/// stage (from the left) that can go on runs until it waits; so a writer fills its pipe
-/// before its reader runs, and the order of work is the same on every run.
-pub async fn join_stages<'a, T>(stages: Vec<Pin<Box<dyn Future<Output = T> + 'a>>>) -> Vec<T> {
-    let outer: Arc<Mutex<Option<Waker>>> = Arc::default();
-    let mut slots: Vec<Slot<'a, T>> = stages
-        .into_iter()
-        .map(|future| {
-            let waker = Arc::new(StageWaker {
-                ready: AtomicBool::new(true),
-                outer: outer.clone(),
-            });
-            Slot::Running(future, waker.clone(), Waker::from(waker))
-        })
-        .collect();
-    let mut left = slots.len();
+/// Runs `stages` together and gives each one's result, in order. The stages are polled in
+/// passes from left to right, each once a pass, and passes go on while a stage woke
+/// another (a writer filled a pipe, a reader emptied one); so a writer fills its pipe
+/// before its reader runs, and the order of work is the same on every run. The stages are
+/// pinned side by side in one allocation.
+pub async fn join_stages<F: Future>(stages: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let pass = Arc::new(PassWaker::default());
+    let waker = Waker::from(pass.clone());
+    let mut all = std::pin::pin!(futures_util::future::join_all(stages));
     std::future::poll_fn(|cx| {
-        if let Ok(mut w) = outer.lock() {
+        if let Ok(mut w) = pass.outer.lock() {
             match &*w {
                 Some(old) if old.will_wake(cx.waker()) => {}
                 _ => *w = Some(cx.waker().clone()),
             }
         }
-        while let Some(i) = slots.iter().position(
-            |s| matches!(s, Slot::Running(_, stage, _) if stage.ready.load(Ordering::Relaxed)),
-        ) {
-            if let Slot::Running(future, stage, waker) = &mut slots[i] {
-                stage.ready.store(false, Ordering::Relaxed);
-                if let Poll::Ready(v) = future.as_mut().poll(&mut Context::from_waker(waker)) {
-                    slots[i] = Slot::Done(v);
-                    left -= 1;
-                }
+        loop {
+            pass.woke.store(false, Ordering::Relaxed);
+            if let Poll::Ready(v) = all.as_mut().poll(&mut Context::from_waker(&waker)) {
+                return Poll::Ready(v);
+            }
+            if !pass.woke.load(Ordering::Relaxed) {
+                return Poll::Pending;
             }
         }
-        if left == 0 {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
     })
-    .await;
-    slots
-        .into_iter()
-        .map(|s| match s {
-            Slot::Done(v) => v,
-            Slot::Running(..) => unreachable!("every stage ran to its end"),
-        })
-        .collect()
+    .await
 }
 
 /// Runs `fut` to its end on this thread, for callers with nothing else to do meanwhile

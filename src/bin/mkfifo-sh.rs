@@ -28,6 +28,7 @@ mod cli {
     use base64::engine::general_purpose::STANDARD as B64;
     use base64::Engine;
     use mkfifo::budget::DEFAULT_LIMIT;
+    use mkfifo::host::LocalFuture;
     use mkfifo::native::{NativeHost, ProcessStdin};
     use mkfifo::shell::{Job, Outcome, Shell};
     use mkfifo::stream::{join_stages, Out, Pipe, Stdin};
@@ -134,10 +135,9 @@ mod cli {
             }
             None
         };
-        let mut ran = pollster::block_on(join_stages(vec![
-            Box::pin(async { Some(script.await) }),
-            Box::pin(drain),
-        ]));
+        let stages: [LocalFuture<'_, Option<_>>; 2] =
+            [Box::pin(async { Some(script.await) }), Box::pin(drain)];
+        let mut ran = pollster::block_on(join_stages(stages));
         let out = ran.swap_remove(0).expect("the script's outcome");
         let mut se = std::io::stderr().lock();
         let _ = se.write_all(&out.stderr);

@@ -95,6 +95,22 @@ pub struct Simple {
     pub line: u32,
 }
 
+impl Simple {
+    /// Its words are text and plain parameters only (no substitution, arithmetic or
+    /// `${name OP word}`): expanding them changes nothing and cannot fail but under `set -u`.
+    pub fn words_are_plain(&self) -> bool {
+        fn plain(parts: &[Part]) -> bool {
+            parts.iter().all(|p| match p {
+                Part::Lit(_) | Part::Quoted(_) | Part::Tilde(_) => true,
+                Part::Double(inner) => plain(inner),
+                Part::Param(p) => p.op == ParamOp::Plain,
+                Part::Command(_) | Part::Arith(_) => false,
+            })
+        }
+        self.words.iter().all(|w| plain(&w.parts))
+    }
+}
+
 /// `name=value` (`append` for bash's `name+=value`).
 #[derive(Debug)]
 pub struct Assign {

@@ -24,6 +24,7 @@ use crate::builtins::{self, Caches, Ctx, Net, Run};
 use crate::error::{Error, Status};
 use crate::host::{Host, HttpRequest, HttpResponse, LocalFuture};
 use crate::stream::{join_stages, Out, Pipe, Stdin};
+use futures_util::future::Either;
 use smallvec::{smallvec, SmallVec};
 
 /// How deep function calls, subshells and substitutions may nest.
@@ -301,37 +302,66 @@ impl<'s> Exec<'s> {
         }
         let n = p.cmds.len();
         let err = self.sink(io.err);
-        let mut stages: Vec<Boxed<'_, (R, u32)>> = Vec::with_capacity(n);
-        let mut next_reads: Option<Rc<Pipe>> = None;
-        for (i, cmd) in p.cmds.iter().enumerate() {
-            let reads = next_reads.take();
-            let writes = (i + 1 < n).then(Pipe::new);
-            next_reads.clone_from(&writes);
-            let stdin = match &reads {
-                Some(pipe) => Stdin::pipe(pipe.clone()),
-                None => self.inputs[io.stdin].clone(),
-            };
-            let out = match &writes {
-                Some(pipe) => Out::Pipe(pipe.clone()),
-                None => self.sink(io.out),
-            };
-            let mut child = self.stage(stdin, out, err.clone());
-            stages.push(Box::pin(async move {
-                let r = match child.enter() {
-                    Ok(()) => child.command(cmd, Exec::TOP).await,
-                    Err(e) => Err(e),
+        // The words of a stage that runs a builtin and whose expansion changes nothing
+        // are expanded here, before the stages start: such a stage needs no shell of its
+        // own (see `light_stage`).
+        let mut lights: SmallVec<[Option<LightStage>; 4]> = SmallVec::with_capacity(n);
+        for cmd in &p.cmds {
+            lights.push(self.light_stage(cmd, io).await);
+        }
+        let mut next_reads: Option<Pipe> = None;
+        let this = &*self;
+        let stages = p
+            .cmds
+            .iter()
+            .zip(lights)
+            .enumerate()
+            .map(|(i, (cmd, light))| {
+                let reads = next_reads.take();
+                let writes = (i + 1 < n).then(Pipe::new);
+                next_reads.clone_from(&writes);
+                let stdin = match &reads {
+                    Some(pipe) => Stdin::pipe(pipe.clone()),
+                    None => this.inputs[io.stdin].clone(),
+                };
+                let out = match &writes {
+                    Some(pipe) => Out::Pipe(pipe.clone()),
+                    None => this.sink(io.out),
                 };
                 // The stage's process has ended: its reader sees the end of the pipe, its
                 // writer a broken pipe.
-                if let Some(pipe) = writes {
-                    pipe.close_write();
+                let end = move || {
+                    if let Some(pipe) = writes {
+                        pipe.close_write();
+                    }
+                    if let Some(pipe) = reads {
+                        pipe.close_read();
+                    }
+                };
+                if let (Some((argv, tool)), Command::Simple(s)) = (light, cmd) {
+                    let err = err.clone();
+                    return Either::Left(async move {
+                        let r = match this.sh.budget.spend(1) {
+                            Ok(()) => {
+                                run_builtin(this.sh, &this.st, tool, &argv, &stdin, &out, &err)
+                                    .await
+                            }
+                            Err(e) => Err(e.into()),
+                        };
+                        end();
+                        (sub_status(r), s.line)
+                    });
                 }
-                if let Some(pipe) = reads {
-                    pipe.close_read();
-                }
-                (sub_status(r), child.line)
-            }));
-        }
+                let mut child = this.stage(stdin, out, err.clone());
+                Either::Right(Box::pin(async move {
+                    let r = match child.enter() {
+                        Ok(()) => child.command(cmd, Exec::TOP).await,
+                        Err(e) => Err(e),
+                    };
+                    end();
+                    (sub_status(r), child.line)
+                }))
+            });
         let results = join_stages(stages).await;
         let mut status = 0;
         let mut failed = 0;
@@ -742,30 +772,36 @@ impl<'s> Exec<'s> {
     /// Runs a builtin from the table with the command's streams.
     async fn builtin(&mut self, tool: Run, argv: &[Vec<u8>], io: Io) -> R {
         let stdin = self.inputs[io.stdin].clone();
-        let out = self.sink(io.out);
-        let err = self.sink(io.err);
-        let mut stdout = Vec::new();
-        let mut stderr = Vec::new();
-        let mut ctx = Ctx {
-            stdin: &stdin,
-            stdout: &mut stdout,
-            stderr: &mut stderr,
-            out: &out,
-            err: &err,
-            budget: &self.sh.budget,
-            vars: &self.st,
-            host: self.sh.host,
-            caches: self.sh.caches,
-            net: self.sh,
-        };
-        match builtins::run_tool(tool, &mut ctx, argv).await {
-            Ok(s) => Ok(s),
-            // A shell's own `echo` and `printf` run in the shell's process: SIGPIPE ends
-            // it (a pipeline stage ends with 141). Any other tool is a process of its own
-            // that dies, and the shell goes on.
-            Err(Error::BrokenPipe) if !matches!(argv[0].as_slice(), b"echo" | b"printf") => Ok(141),
-            Err(e) => Err(Ctl::Err(e)),
+        let (out, err) = (self.sink(io.out), self.sink(io.err));
+        run_builtin(self.sh, &self.st, tool, argv, &stdin, &out, &err).await
+    }
+
+    /// A pipeline stage that is a builtin with plain words (see [`Simple::words_are_plain`]),
+    /// no assignments and no redirections, under neither `set -x` nor `set -u`: its words,
+    /// expanded now, and the builtin. Such a stage runs with the shell's state as it is
+    /// (a subshell's copy would be the same and nothing in the stage changes it), not as a
+    /// shell of its own. `None` for any other stage.
+    async fn light_stage(&mut self, cmd: &Command, io: Io) -> Option<LightStage> {
+        let Command::Simple(s) = cmd else { return None };
+        let plain = s.assigns.is_empty() && s.redirs.is_empty() && !s.declaration;
+        if !plain
+            || self.st.opts.on(Opt::XTRACE)
+            || self.st.opts.on(Opt::NOUNSET)
+            || self.depth >= MAX_DEPTH
+            || !s.words_are_plain()
+        {
+            return None;
         }
+        let line = std::mem::replace(&mut self.line, s.line);
+        let argv = self.expand_words(&s.words, io).await;
+        self.line = line;
+        let argv = argv.ok()?;
+        let name = argv.first()?;
+        if super::special::is_special(name) || self.st.func(name).is_some() {
+            return None;
+        }
+        let tool = builtins::lookup(name)?;
+        Some((argv, tool))
     }
 
     /// Runs FIFO `argv[0]`; `None` when there is no such FIFO.
@@ -832,6 +868,43 @@ impl<'s> Exec<'s> {
             }
             Ok(out)
         })
+    }
+}
+
+/// A pipeline stage run without a shell of its own: its expanded words and its builtin.
+type LightStage = (Vec<Vec<u8>>, Run);
+
+/// Runs builtin `tool` with these streams and the variables of `vars`.
+async fn run_builtin(
+    sh: &Shared<'_>,
+    vars: &State,
+    tool: Run,
+    argv: &[Vec<u8>],
+    stdin: &Stdin,
+    out: &Out,
+    err: &Out,
+) -> R {
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let mut ctx = Ctx {
+        stdin,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+        out,
+        err,
+        budget: &sh.budget,
+        vars,
+        host: sh.host,
+        caches: sh.caches,
+        net: sh,
+    };
+    match builtins::run_tool(tool, &mut ctx, argv).await {
+        Ok(s) => Ok(s),
+        // A shell's own `echo` and `printf` run in the shell's process: SIGPIPE ends
+        // it (a pipeline stage ends with 141). Any other tool is a process of its own
+        // that dies, and the shell goes on.
+        Err(Error::BrokenPipe) if !matches!(argv[0].as_slice(), b"echo" | b"printf") => Ok(141),
+        Err(e) => Err(Ctl::Err(e)),
     }
 }
 
