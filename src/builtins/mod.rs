@@ -72,18 +72,23 @@ use crate::error::{Result, Status};
 use crate::host::{Host, HttpRequest, HttpResponse, LocalFuture};
 use crate::stream::{Out, Stdin, FLUSH_AT};
 
-/// The signature of every builtin: an async function, for a builtin waits where it reads a
-/// pipe, writes a full one, or fetches a URL.
-pub type Run = for<'a, 'c> fn(&'a mut Ctx<'c>, &'a [Vec<u8>]) -> LocalFuture<'a, Result<Status>>;
+/// How a builtin is run: an async function, for a builtin waits where it reads a pipe,
+/// writes a full one, or fetches a URL. It runs with these streams and output buffers of its
+/// own, and flushes what it left in them at its end.
+pub type Run = for<'a> fn(ToolIo<'a>, &'a [Vec<u8>]) -> LocalFuture<'a, Result<Status>>;
 
-/// The [`Run`] of a tool module's `pub async fn run`.
+/// The [`Run`] of a tool module's `pub async fn run(ctx: &mut Ctx, args)`.
 macro_rules! tool {
     ($module:ident) => {{
-        fn run<'a, 'c>(
-            ctx: &'a mut Ctx<'c>,
-            args: &'a [Vec<u8>],
-        ) -> LocalFuture<'a, Result<Status>> {
-            Box::pin($module::run(ctx, args))
+        fn run<'a>(io: ToolIo<'a>, args: &'a [Vec<u8>]) -> LocalFuture<'a, Result<Status>> {
+            // The buffers and the context live in the box: whoever awaits a builtin holds
+            // a pointer, not the tool's state (a pipeline moves its stages' futures).
+            Box::pin(async move {
+                let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+                let mut ctx = io.ctx(&mut stdout, &mut stderr);
+                let status = $module::run(&mut ctx, args).await;
+                ctx.finish(status).await
+            })
         }
         run as Run
     }};
@@ -256,7 +261,63 @@ pub struct Ctx<'a> {
     pub net: &'a dyn Net,
 }
 
-impl Ctx<'_> {
+/// A builtin's streams and the shell's services: a [`Ctx`] without its output buffers.
+#[derive(Clone, Copy)]
+pub struct ToolIo<'a> {
+    pub stdin: &'a Stdin,
+    pub out: &'a Out,
+    pub err: &'a Out,
+    pub budget: &'a Budget,
+    pub vars: &'a dyn Vars,
+    pub host: &'a dyn Host,
+    pub caches: &'a Caches,
+    pub net: &'a dyn Net,
+}
+
+impl<'a> ToolIo<'a> {
+    /// The context of a builtin that buffers its output in `stdout` and `stderr`.
+    pub fn ctx<'b>(self, stdout: &'b mut Vec<u8>, stderr: &'b mut Vec<u8>) -> Ctx<'b>
+    where
+        'a: 'b,
+    {
+        Ctx {
+            stdin: self.stdin,
+            stdout,
+            stderr,
+            out: self.out,
+            err: self.err,
+            budget: self.budget,
+            vars: self.vars,
+            host: self.host,
+            caches: self.caches,
+            net: self.net,
+        }
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// The streams and services of this context, for a builtin that runs another.
+    pub fn io(&self) -> ToolIo<'a> {
+        ToolIo {
+            stdin: self.stdin,
+            out: self.out,
+            err: self.err,
+            budget: self.budget,
+            vars: self.vars,
+            host: self.host,
+            caches: self.caches,
+            net: self.net,
+        }
+    }
+
+    /// A tool's end: flushes what it left buffered; its status, or the first error.
+    async fn finish(&mut self, status: Result<Status>) -> Result<Status> {
+        let flushed = self.flush().await;
+        let status = status?;
+        flushed?;
+        Ok(status)
+    }
+
     /// Opens a file operand and reads it whole: `-` and `/dev/stdin` are stdin,
     /// `/dev/null` is empty; `attachment:NAME` is an attachment of the mail being run;
     /// `NAME:path` is a file of FIFO NAME (a `GET` of `/NAME/path`, such as the S3
@@ -348,15 +409,6 @@ impl Ctx<'_> {
         }
         Ok(())
     }
-}
-
-/// Runs `tool` with `ctx`'s streams and flushes what it left buffered.
-pub async fn run_tool(tool: Run, ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Result<Status> {
-    let status = tool(ctx, argv).await;
-    let flushed = ctx.flush().await;
-    let status = status?;
-    flushed?;
-    Ok(status)
 }
 
 /// `attachment:NAME` names an attachment of the mail being run (see `mail::inbound`).
@@ -552,12 +604,8 @@ pub mod testing {
                 answer: &self.answer,
                 asked: &self.requests,
             };
-            let mut stdout = Vec::new();
-            let mut stderr = Vec::new();
-            let mut ctx = Ctx {
+            let io = ToolIo {
                 stdin: &input,
-                stdout: &mut stdout,
-                stderr: &mut stderr,
                 out: &out,
                 err: &err,
                 budget,
@@ -566,7 +614,7 @@ pub mod testing {
                 caches: &self.caches,
                 net: &net,
             };
-            let r = crate::stream::block_on(run_tool(tool, &mut ctx, argv));
+            let r = crate::stream::block_on(tool(io, argv));
             self.stdout = out.take();
             self.stderr = err.take();
             r

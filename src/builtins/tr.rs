@@ -518,12 +518,14 @@ fn check_alignment(s1: &[Elem], s2: &[Elem], fill: u64) -> std::result::Result<(
     Ok(())
 }
 
-pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+/// The plan of a run of tr with `args`, or its status after a usage error (its message
+/// written). Boxed: the tables would make the run's future large, and a pipeline moves it.
+fn prepare(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> std::result::Result<Box<Plan>, Status> {
     let parsed = match SPEC.parse(&args[1..]) {
         Ok(p) => p,
         Err(msg) => {
             usage_error(ctx.stderr, "tr", &msg);
-            return Ok(1);
+            return Err(1);
         }
     };
     let mut f = Flags {
@@ -550,7 +552,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     if ops.is_empty() {
         usage_error(ctx.stderr, "tr", "missing operand");
-        return Ok(1);
+        return Err(1);
     }
     if ops.len() < min {
         let why = if f.delete {
@@ -560,7 +562,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         };
         let msg = format!("missing operand after {}\n{why}", quote_str(&ops[0]));
         usage_error(ctx.stderr, "tr", &msg);
-        return Ok(1);
+        return Err(1);
     }
     if ops.len() > max {
         let mut msg = format!("extra operand {}", quote_str(&ops[max]));
@@ -568,18 +570,25 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             msg.push_str("\nOnly one string may be given when deleting without squeezing repeats.");
         }
         usage_error(ctx.stderr, "tr", &msg);
-        return Ok(1);
+        return Err(1);
     }
     let mut warn = Vec::new();
     let plan = plan(&f, &ops[0], ops.get(1).map(|v| v.as_slice()), &mut warn);
     ctx.stderr.extend_from_slice(&warn);
-    let plan = match plan {
-        Ok(p) => p,
+    match plan {
+        Ok(p) => Ok(Box::new(p)),
         Err(msg) => {
             ctx.stderr
                 .extend_from_slice(format!("tr: {msg}\n").as_bytes());
-            return Ok(1);
+            Err(1)
         }
+    }
+}
+
+pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
+    let plan = match prepare(ctx, args) {
+        Ok(plan) => plan,
+        Err(status) => return Ok(status),
     };
     let mut meter = ByteMeter::default();
     // The last byte written, for squeezing runs that cross chunks.

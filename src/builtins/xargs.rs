@@ -7,7 +7,7 @@ use crate::builtins::common::quote::shell_quote;
 use std::task::Poll;
 
 use crate::budget::ByteMeter;
-use crate::builtins::{lookup, run_tool, Ctx, Run};
+use crate::builtins::{lookup, Ctx, Run, ToolIo};
 use crate::error::{Result, Status};
 use crate::host::LocalFuture;
 use crate::stream::Stdin;
@@ -737,19 +737,9 @@ impl<'c> Runner<'_, 'c> {
         // GNU xargs gives its commands /dev/null as stdin unless -a leaves it free.
         let empty = Stdin::default();
         let stdin = if self.keep_stdin { ctx.stdin } else { &empty };
-        let mut nested = Ctx {
-            stdin,
-            stdout: &mut *ctx.stdout,
-            stderr: &mut *ctx.stderr,
-            out: ctx.out,
-            err: ctx.err,
-            budget: ctx.budget,
-            vars: ctx.vars,
-            host: ctx.host,
-            caches: ctx.caches,
-            net: ctx.net,
-        };
-        let status = run_tool(tool, &mut nested, argv).await?;
+        // What xargs itself has to say (-t) goes out before the command's own output.
+        ctx.flush().await?;
+        let status = tool(ToolIo { stdin, ..ctx.io() }, argv).await?;
         Ok(self.ended(ctx, name, status))
     }
 
@@ -788,9 +778,7 @@ impl<'c> Runner<'_, 'c> {
         }
         // What xargs itself has to say (-t) goes out before the command's own output.
         ctx.flush().await?;
-        let (out, err, budget, vars, host, caches, net) = (
-            ctx.out, ctx.err, ctx.budget, ctx.vars, ctx.host, ctx.caches, ctx.net,
-        );
+        let io = ctx.io();
         let shared_stdin = self.keep_stdin.then_some(ctx.stdin);
         let argv = argv.to_vec();
         let name = argv[0].clone();
@@ -798,21 +786,8 @@ impl<'c> Runner<'_, 'c> {
             name,
             Box::pin(async move {
                 let empty = Stdin::default();
-                let mut stdout = Vec::new();
-                let mut stderr = Vec::new();
-                let mut c = Ctx {
-                    stdin: shared_stdin.unwrap_or(&empty),
-                    stdout: &mut stdout,
-                    stderr: &mut stderr,
-                    out,
-                    err,
-                    budget,
-                    vars,
-                    host,
-                    caches,
-                    net,
-                };
-                run_tool(tool, &mut c, &argv).await
+                let stdin = shared_stdin.unwrap_or(&empty);
+                tool(ToolIo { stdin, ..io }, &argv).await
             }),
         ));
         Ok(None)

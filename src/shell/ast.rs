@@ -109,6 +109,47 @@ impl Simple {
         }
         self.words.iter().all(|w| plain(&w.parts))
     }
+
+    /// Where fds 0, 1 and 2 point after its redirections, when each redirection is one
+    /// that cannot fail and touches only those fds: `</dev/null`, `>/dev/null`,
+    /// `2>>/dev/null`, `&>/dev/null`, `2>&1`, `>&2`. `None` for any other.
+    pub fn std_redirs(&self) -> Option<[StdFd; 3]> {
+        let mut fds = [StdFd::In, StdFd::Out, StdFd::Err];
+        for r in &self.redirs {
+            let RedirTarget::Word(w) = &r.target else {
+                return None;
+            };
+            let [Part::Lit(target)] = w.parts.as_slice() else {
+                return None;
+            };
+            let null = target.as_slice() == b"/dev/null";
+            let fd = r.fd.unwrap_or(u32::from(r.op != RedirOp::In)) as usize;
+            match r.op {
+                RedirOp::In if fd == 0 && null => fds[0] = StdFd::Null,
+                RedirOp::Out | RedirOp::Append if (1..=2).contains(&fd) && null => {
+                    fds[fd] = StdFd::Null;
+                }
+                RedirOp::OutErr if r.fd.is_none() && null => fds[1..].fill(StdFd::Null),
+                RedirOp::DupOut if (1..=2).contains(&fd) => match target.as_slice() {
+                    b"1" => fds[fd] = fds[1],
+                    b"2" => fds[fd] = fds[2],
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+        Some(fds)
+    }
+}
+
+/// What one of fds 0-2 of a command points to (see [`Simple::std_redirs`]): the stdin,
+/// stdout or stderr it was given, or `/dev/null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdFd {
+    In,
+    Out,
+    Err,
+    Null,
 }
 
 /// `name=value` (`append` for bash's `name+=value`).

@@ -20,7 +20,7 @@ use super::options::Opt;
 use super::redirect::FdTable;
 use super::state::State;
 use crate::budget::{Budget, BYTES_PER_STEP};
-use crate::builtins::{self, Caches, Ctx, Net, Run};
+use crate::builtins::{self, Caches, Net, Run, ToolIo};
 use crate::error::{Error, Status};
 use crate::host::{Host, HttpRequest, HttpResponse, LocalFuture};
 use crate::stream::{join_stages, Out, Pipe, Stdin};
@@ -305,7 +305,7 @@ impl<'s> Exec<'s> {
         // The words of a stage that runs a builtin and whose expansion changes nothing
         // are expanded here, before the stages start: such a stage needs no shell of its
         // own (see `light_stage`).
-        let mut lights: SmallVec<[Option<LightStage>; 4]> = SmallVec::with_capacity(n);
+        let mut lights: SmallVec<[Option<LightStage>; 8]> = SmallVec::with_capacity(n);
         for cmd in &p.cmds {
             lights.push(self.light_stage(cmd, io).await);
         }
@@ -338,15 +338,25 @@ impl<'s> Exec<'s> {
                         pipe.close_read();
                     }
                 };
-                if let (Some((argv, tool)), Command::Simple(s)) = (light, cmd) {
-                    let err = err.clone();
+                if let (Some(light), Command::Simple(s)) = (light, cmd) {
+                    let LightStage { argv, tool, fds } = light;
+                    let pick = |fd: StdFd| match fd {
+                        StdFd::Out => out.clone(),
+                        StdFd::Err => err.clone(),
+                        StdFd::In | StdFd::Null => Out::Null,
+                    };
+                    let (out, err) = (pick(fds[1]), pick(fds[2]));
+                    let stdin = match fds[0] {
+                        StdFd::Null => Stdin::default(),
+                        _ => stdin,
+                    };
                     return Either::Left(async move {
-                        let r = match this.sh.budget.spend(1) {
-                            Ok(()) => {
-                                run_builtin(this.sh, &this.st, tool, &argv, &stdin, &out, &err)
-                                    .await
-                            }
-                            Err(e) => Err(e.into()),
+                        let r = if let Err(e) = this.sh.budget.spend(1) {
+                            Err(e.into())
+                        } else {
+                            let sh = this.sh;
+                            let ran = start_builtin(sh, &this.st, tool, &argv, &stdin, &out, &err);
+                            builtin_ended(ran.await, &argv[0])
                         };
                         end();
                         (sub_status(r), s.line)
@@ -773,18 +783,20 @@ impl<'s> Exec<'s> {
     async fn builtin(&mut self, tool: Run, argv: &[Vec<u8>], io: Io) -> R {
         let stdin = self.inputs[io.stdin].clone();
         let (out, err) = (self.sink(io.out), self.sink(io.err));
-        run_builtin(self.sh, &self.st, tool, argv, &stdin, &out, &err).await
+        let ran = start_builtin(self.sh, &self.st, tool, argv, &stdin, &out, &err).await;
+        builtin_ended(ran, &argv[0])
     }
 
     /// A pipeline stage that is a builtin with plain words (see [`Simple::words_are_plain`]),
-    /// no assignments and no redirections, under neither `set -x` nor `set -u`: its words,
-    /// expanded now, and the builtin. Such a stage runs with the shell's state as it is
+    /// no assignments and no redirections but among fds 0-2 and `/dev/null` (see
+    /// [`Simple::std_redirs`]), under neither `set -x` nor `set -u`: its words, expanded
+    /// now, the builtin and its fds. Such a stage runs with the shell's state as it is
     /// (a subshell's copy would be the same and nothing in the stage changes it), not as a
     /// shell of its own. `None` for any other stage.
     async fn light_stage(&mut self, cmd: &Command, io: Io) -> Option<LightStage> {
         let Command::Simple(s) = cmd else { return None };
-        let plain = s.assigns.is_empty() && s.redirs.is_empty() && !s.declaration;
-        if !plain
+        if !s.assigns.is_empty()
+            || s.declaration
             || self.st.opts.on(Opt::XTRACE)
             || self.st.opts.on(Opt::NOUNSET)
             || self.depth >= MAX_DEPTH
@@ -792,16 +804,19 @@ impl<'s> Exec<'s> {
         {
             return None;
         }
+        let fds = s.std_redirs()?;
         let line = std::mem::replace(&mut self.line, s.line);
         let argv = self.expand_words(&s.words, io).await;
         self.line = line;
         let argv = argv.ok()?;
         let name = argv.first()?;
-        if super::special::is_special(name) || self.st.func(name).is_some() {
+        // No builtin of the table has the name of a special builtin (a test in
+        // `special.rs` says so): only a function can stand before it.
+        let tool = builtins::lookup(name)?;
+        if self.st.func(name).is_some() {
             return None;
         }
-        let tool = builtins::lookup(name)?;
-        Some((argv, tool))
+        Some(LightStage { argv, tool, fds })
     }
 
     /// Runs FIFO `argv[0]`; `None` when there is no such FIFO.
@@ -871,25 +886,27 @@ impl<'s> Exec<'s> {
     }
 }
 
-/// A pipeline stage run without a shell of its own: its expanded words and its builtin.
-type LightStage = (Vec<Vec<u8>>, Run);
-
-/// Runs builtin `tool` with these streams and the variables of `vars`.
-async fn run_builtin(
-    sh: &Shared<'_>,
-    vars: &State,
+/// A pipeline stage run without a shell of its own: its expanded words, its builtin, and
+/// where its redirections point fds 0-2.
+struct LightStage {
+    argv: Vec<Vec<u8>>,
     tool: Run,
-    argv: &[Vec<u8>],
-    stdin: &Stdin,
-    out: &Out,
-    err: &Out,
-) -> R {
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let mut ctx = Ctx {
+    fds: [StdFd; 3],
+}
+
+/// Starts builtin `tool` with these streams and the variables of `vars`: its future, a
+/// box (a pipeline stage that awaits it stays small).
+fn start_builtin<'a>(
+    sh: &'a Shared<'_>,
+    vars: &'a State,
+    tool: Run,
+    argv: &'a [Vec<u8>],
+    stdin: &'a Stdin,
+    out: &'a Out,
+    err: &'a Out,
+) -> LocalFuture<'a, Result<Status, Error>> {
+    let io = ToolIo {
         stdin,
-        stdout: &mut stdout,
-        stderr: &mut stderr,
         out,
         err,
         budget: &sh.budget,
@@ -898,12 +915,17 @@ async fn run_builtin(
         caches: sh.caches,
         net: sh,
     };
-    match builtins::run_tool(tool, &mut ctx, argv).await {
+    tool(io, argv)
+}
+
+/// What the end of builtin `name` means to the shell.
+fn builtin_ended(ran: Result<Status, Error>, name: &[u8]) -> R {
+    match ran {
         Ok(s) => Ok(s),
         // A shell's own `echo` and `printf` run in the shell's process: SIGPIPE ends
         // it (a pipeline stage ends with 141). Any other tool is a process of its own
         // that dies, and the shell goes on.
-        Err(Error::BrokenPipe) if !matches!(argv[0].as_slice(), b"echo" | b"printf") => Ok(141),
+        Err(Error::BrokenPipe) if !matches!(name, b"echo" | b"printf") => Ok(141),
         Err(e) => Err(Ctl::Err(e)),
     }
 }

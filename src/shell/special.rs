@@ -1077,3 +1077,18 @@ fn take_line(
     }
     (line, quoted, found, used)
 }
+
+#[cfg(test)]
+mod tests {
+    /// The shell looks a pipeline stage's name up among the builtins before the special
+    /// builtins (`Exec::light_stage`): that is right only while no name is in both.
+    #[test]
+    fn no_builtin_has_the_name_of_a_special_builtin() {
+        for (name, _) in super::SPECIALS {
+            assert!(
+                crate::builtins::lookup(name.as_bytes()).is_none(),
+                "{name} is a special builtin and a builtin"
+            );
+        }
+    }
+}
