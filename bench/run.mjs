@@ -1,13 +1,17 @@
 // Benchmarks: the same scripts natively (mkfifo-sh --batch) and in local workerd
 // (/bin/sh and FIFO Requests through wrangler dev), side by side in one run.
 //
-//   node bench/run.mjs [--quick] [--only SUBSTRING] [--against BINARY]   (after
+//   node bench/run.mjs [--quick] [--only SUBSTRING] [--cases] [--against BINARY]
+//                      [--against-worker WRANGLER_TOML]   (after
 //   scripts/build.sh and cargo build --profile native --bin mkfifo-sh; bench/run.sh does
 //   all of it, and builds an older revision's mkfifo-sh for --against)
 //
+// --cases: the first table only (the builtins and scripts), not the sections after it.
 // --against BINARY: another mkfifo-sh (an older build) runs each case too, in the same
 // run, interleaved with this one, and the table gains its column and the ratio: figures
 // from different days on a shared machine differ by more than the changes measured.
+// --against-worker WRANGLER_TOML: likewise in workerd, a second wrangler dev running the
+// older Worker (its built checkout's wrangler.toml).
 //
 // Method: the time of one operation is the difference between a script that does it N
 // times and one that does it once, divided by N - 1; each script runs K times and the
@@ -31,7 +35,9 @@ const NATIVE = path.join(ROOT, "target/native/mkfifo-sh");
 const args = process.argv.slice(2);
 const QUICK = args.includes("--quick");
 const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
+const CASES_ONLY = args.includes("--cases");
 const AGAINST = args.includes("--against") ? path.resolve(args[args.indexOf("--against") + 1]) : null;
+const AGAINST_WORKER = args.includes("--against-worker") ? path.resolve(args[args.indexOf("--against-worker") + 1]) : null;
 const K = QUICK ? 3 : 7;
 const NATIVE_SPAN_MS = QUICK ? 20 : 100;
 const WORKERD_SPAN_MS = QUICK ? 50 : 300;
@@ -393,6 +399,7 @@ async function streamCases(base) {
 
 async function main() {
   let worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
+  let older = null;
   const out = [];
   try {
     // From the start of wrangler dev to the first answer of a FIFO (the first Request
@@ -403,9 +410,12 @@ async function main() {
     await first.text();
     const firstMs = worker.readyMs + Number(process.hrtime.bigint() - t0) / 1e6;
     out.push(`wrangler dev: static assets served ${worker.readyMs} ms after the start, a FIFO's first answer at ${firstMs.toFixed(0)} ms\n`);
+    older = AGAINST_WORKER
+      ? await startWorker({ config: AGAINST_WORKER, vars: { MKFIFO_STEPS: "1000000000000" } })
+      : null;
     if (AGAINST) {
-      out.push("| case | native | native, older build | this / older | workerd | OS tool |");
-      out.push("|---|---:|---:|---:|---:|---:|");
+      out.push("| case | native | native, older build | this / older | workerd | workerd, older build | this / older | OS tool |");
+      out.push("|---|---:|---:|---:|---:|---:|---:|---:|");
     } else {
       out.push("| case | native | workerd | OS tool |");
       out.push("|---|---:|---:|---:|");
@@ -427,8 +437,15 @@ async function main() {
           rounds.older.push(await perOp((k) => nativeTime(c, text(k), AGAINST), c.n, NATIVE_SPAN_MS, maxN));
         }
         const [nt, ot] = [median(rounds.this), median(rounds.older)];
-        const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN);
-        out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, ot)} | ${(nt / ot).toFixed(2)} | ${show(c, wt)} | ${osTool(c)} |`);
+        const wrounds = { this: [], older: [] };
+        for (let r = 0; r < (older ? (QUICK ? 1 : 3) : 1); r++) {
+          wrounds.this.push(await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN));
+          if (older) wrounds.older.push(await perOp((k) => workerdTime(older.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN));
+        }
+        const wt = median(wrounds.this);
+        const wo = older ? median(wrounds.older) : null;
+        const wcols = older ? `${show(c, wo)} | ${(wt / wo).toFixed(2)}` : " | ";
+        out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, ot)} | ${(nt / ot).toFixed(2)} | ${show(c, wt)} | ${wcols} | ${osTool(c)} |`);
         console.error(out.at(-1));
         continue;
       }
@@ -437,7 +454,7 @@ async function main() {
       out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, wt)} | ${osTool(c)} |`);
       console.error(out.at(-1));
     }
-    if (!ONLY || "streams".includes(ONLY)) {
+    if (!CASES_ONLY && (!ONLY || "streams".includes(ONLY))) {
       // A fresh Worker: the memory figures are the streams' own. (With a budget of 10^12
       // steps, workerd under wrangler dev stops answering after the 100 MiB through gzip;
       // see the README.)
@@ -450,7 +467,7 @@ async function main() {
         console.error(out.at(-1));
       }
     }
-    if (!ONLY || "envelope".includes(ONLY)) {
+    if (!CASES_ONLY && (!ONLY || "envelope".includes(ONLY))) {
       // A fresh Worker, so that the memory figures are the envelope cases' own.
       await worker.stop();
       worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
@@ -461,7 +478,7 @@ async function main() {
         console.error(out.at(-1));
       }
     }
-    if (!ONLY || "cold".includes(ONLY)) {
+    if (!CASES_ONLY && (!ONLY || "cold".includes(ONLY))) {
       out.push("\n| cold start in workerd | first answer | warm answer (median) |");
       out.push("|---|---:|---:|");
       for (const [k, first, warm] of await coldCases(worker)) {
@@ -471,7 +488,7 @@ async function main() {
       // coldCases restarted the Worker.
       worker = coldCases.worker;
     }
-    if (!ONLY || "mail".includes(ONLY)) {
+    if (!CASES_ONLY && (!ONLY || "mail".includes(ONLY))) {
       out.push("\n| mail in workerd | figure |");
       out.push("|---|---:|");
       for (const [k, v] of await mailCases(worker.base)) {
@@ -481,6 +498,7 @@ async function main() {
     }
   } finally {
     await worker.stop();
+    await older?.stop();
   }
   console.log(out.join("\n"));
 }

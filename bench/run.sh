@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds what the benchmarks need and runs them:
-#   bench/run.sh [--quick] [--only SUBSTRING] [--against REVISION]
-# Prints Markdown tables (native and workerd side by side) on stdout. --against builds the
-# native mkfifo-sh of an older revision (a git commit) beside this one, and the first
-# table times both in the same run (bench/run.mjs).
+#   bench/run.sh [--quick] [--only SUBSTRING] [--cases] [--against REVISION]
+# Prints Markdown tables (native and workerd side by side) on stdout. --against builds an
+# older revision (a git commit) beside this one, its native mkfifo-sh and its Worker, and
+# the first table times both in the same run (bench/run.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -23,6 +23,10 @@ while [ $# -gt 0 ]; do
             --bin mkfifo-sh --manifest-path "$src/Cargo.toml" >&2
         cp target/against/target/native/mkfifo-sh "target/against/mkfifo-sh-$rev"
         args+=(--against "target/against/mkfifo-sh-$rev")
+        # Its Worker, built by its own build script with this checkout's npm packages.
+        [ -e "$src/node_modules" ] || ln -s "$PWD/node_modules" "$src/node_modules"
+        "$src/scripts/build.sh" >&2
+        args+=(--against-worker "$src/wrangler.toml")
         shift 2
     else
         args+=("$1")

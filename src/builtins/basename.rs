@@ -68,7 +68,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         &ops[..1]
     };
     for name in names {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         let mut b = base(name);
         if let Some(s) = &suffix {
             if b.len() > s.len() && b.ends_with(s) {

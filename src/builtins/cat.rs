@@ -113,7 +113,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         // With -E a CR that ends a chunk waits for the next one: it may be half of a CRLF.
         let mut cr: Option<u8> = None;
         while let Some(mut chunk) = input.read().await? {
-            read.add(ctx.budget, chunk.len())?;
+            read.add(ctx.io.budget, chunk.len())?;
             let before = ctx.stdout.len();
             if o.plain() {
                 if ctx.stdout.is_empty() {
@@ -130,16 +130,16 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 }
                 format(&chunk, &o, &mut state, ctx.stdout);
             }
-            written.add(ctx.budget, ctx.stdout.len() - before)?;
+            written.add(ctx.io.budget, ctx.stdout.len() - before)?;
             ctx.flush_some().await?;
         }
         if let Some(b) = cr {
             let before = ctx.stdout.len();
             format(&[b], &o, &mut state, ctx.stdout);
-            written.add(ctx.budget, ctx.stdout.len() - before)?;
+            written.add(ctx.io.budget, ctx.stdout.len() - before)?;
         }
-        read.finish(ctx.budget)?;
-        written.finish(ctx.budget)?;
+        read.finish(ctx.io.budget)?;
+        written.finish(ctx.io.budget)?;
     }
     Ok(status)
 }

@@ -90,7 +90,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         return Ok(1);
     };
     let names: Vec<Vec<u8>> = if parsed.operands.is_empty() {
-        let text = ctx.stdin.read_all().await?;
+        let text = ctx.io.stdin.read_all().await?;
         let mut lines: Vec<Vec<u8>> = text.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
         if text.is_empty() || text.ends_with(b"\n") {
             lines.pop();
@@ -106,8 +106,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     };
     let mut status = 0;
     for name in &names {
-        ctx.budget.spend(1)?;
-        ctx.budget.spend_bytes(name.len())?;
+        ctx.io.budget.spend(1)?;
+        ctx.io.budget.spend_bytes(name.len())?;
         match name_path(&keys, encoding, plain_dirs, name, direction) {
             Ok(out) => ctx.stdout.extend_from_slice(&out),
             Err(why) => {

@@ -301,7 +301,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let body = request_body(ctx, &o).await?;
     let mut status = 0;
     for (n, url) in o.urls.iter().enumerate() {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         let output = o.outputs.get(n).cloned().unwrap_or(Output::Stdout);
         status = transfer(ctx, &o, url, &body, &output).await?;
     }
@@ -326,7 +326,7 @@ async fn read_file(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<Option<Vec<u8>>> {
 async fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
     if let Some(file) = &o.upload {
         let data = read_file(ctx, file).await?.unwrap_or_default();
-        ctx.budget.spend_bytes(data.len())?;
+        ctx.io.budget.spend_bytes(data.len())?;
         return Ok(Body {
             data,
             content_type: None,
@@ -371,7 +371,7 @@ async fn request_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
         parts.push(part);
     }
     let data = parts.join(&b'&');
-    ctx.budget.spend_bytes(data.len())?;
+    ctx.io.budget.spend_bytes(data.len())?;
     let content_type = if json {
         Some("application/json".to_string())
     } else if !o.data.is_empty() {
@@ -467,7 +467,7 @@ async fn form_body(ctx: &mut Ctx<'_>, o: &Opts) -> Result<Body> {
         data.extend_from_slice(b"\r\n");
     }
     data.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    ctx.budget.spend_bytes(data.len())?;
+    ctx.io.budget.spend_bytes(data.len())?;
     Ok(Body {
         data,
         content_type: Some(format!("multipart/form-data; boundary={boundary}")),
@@ -746,7 +746,7 @@ async fn transfer(
         }
         Ok(r) => r.clone(),
     };
-    ctx.budget.spend_bytes(resp.body.len())?;
+    ctx.io.budget.spend_bytes(resp.body.len())?;
     done.response = Some(&resp);
     if o.verbose {
         verbose_response(ctx, &resp);
@@ -773,12 +773,12 @@ async fn transfer(
         loop {
             match body.read().await {
                 Ok(Some(chunk)) => {
-                    meter.add(ctx.budget, chunk.len())?;
+                    meter.add(ctx.io.budget, chunk.len())?;
                     ctx.stdout.extend_from_slice(&chunk);
                     ctx.flush_some().await?;
                 }
                 Ok(None) => {
-                    meter.finish(ctx.budget)?;
+                    meter.finish(ctx.io.budget)?;
                     break;
                 }
                 // The connection failed in the middle of the body.

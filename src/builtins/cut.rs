@@ -69,10 +69,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         if opts.mode == Mode::Fields && opts.delim == opts.eol {
             // The delimiter ends lines too: the whole input is one line of fields.
             let data = input.read_all().await?;
-            meter.add(ctx.budget, data.len())?;
-            meter.finish(ctx.budget)?;
+            meter.add(ctx.io.budget, data.len())?;
+            meter.finish(ctx.io.budget)?;
             if !data.is_empty() {
-                ctx.budget.spend(1)?;
+                ctx.io.budget.spend(1)?;
                 let line = data.strip_suffix(&[opts.eol]).unwrap_or(&data);
                 cut_fields(&opts, line, ctx.stdout);
             }
@@ -80,11 +80,11 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         }
         let mut blocks = LineBlocks::new(input, opts.eol);
         while let Some(block) = blocks.next().await? {
-            meter.add(ctx.budget, block.len())?;
+            meter.add(ctx.io.budget, block.len())?;
             cut_lines(ctx, &opts, &block)?;
             ctx.flush_some().await?;
         }
-        meter.finish(ctx.budget)?;
+        meter.finish(ctx.io.budget)?;
     }
     Ok(status)
 }
@@ -294,7 +294,7 @@ fn complement_of(ranges: &[Range]) -> Vec<Range> {
 fn cut_lines(ctx: &mut Ctx<'_>, opts: &Options, data: &[u8]) -> Result<()> {
     let mut rest = data;
     while !rest.is_empty() {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         let (line, next) = match memchr(opts.eol, rest) {
             Some(at) => (&rest[..at], &rest[at + 1..]),
             None => (rest, &rest[rest.len()..]),

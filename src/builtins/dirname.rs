@@ -42,7 +42,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         return Ok(1);
     }
     for name in &parsed.operands {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         ctx.stdout.extend_from_slice(dir(name));
         ctx.stdout.push(eol);
     }

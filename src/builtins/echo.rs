@@ -33,7 +33,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         }
         if escapes {
             if expand(word, out) {
-                ctx.budget.spend_bytes(out.len() - before)?;
+                ctx.io.budget.spend_bytes(out.len() - before)?;
                 return Ok(0);
             }
         } else {
@@ -43,7 +43,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     if newline {
         out.push(b'\n');
     }
-    ctx.budget.spend_bytes(out.len() - before)?;
+    ctx.io.budget.spend_bytes(out.len() - before)?;
     Ok(0)
 }
 

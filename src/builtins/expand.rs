@@ -155,11 +155,11 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         };
         let mut meter = ByteMeter::default();
         while let Some(chunk) = input.read().await? {
-            meter.add(ctx.budget, chunk.len())?;
+            meter.add(ctx.io.budget, chunk.len())?;
             expand(ctx, &stops, initial, &chunk, &mut at)?;
             ctx.flush_some().await?;
         }
-        meter.finish(ctx.budget)?;
+        meter.finish(ctx.io.budget)?;
     }
     Ok(status)
 }
@@ -188,13 +188,13 @@ fn expand(
         match c {
             b'\t' if !initial || leading => {
                 let next = stops.next(col);
-                ctx.budget.spend_bytes((next - col) as usize)?;
+                ctx.io.budget.spend_bytes((next - col) as usize)?;
                 out.resize(out.len() + (next - col) as usize, b' ');
                 col = next;
                 continue;
             }
             b'\n' => {
-                ctx.budget.spend(1)?;
+                ctx.io.budget.spend(1)?;
                 col = 0;
                 leading = true;
                 out.push(c);

@@ -72,11 +72,11 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         };
         let mut meter = ByteMeter::default();
         while let Some(chunk) = input.read().await? {
-            meter.add(ctx.budget, chunk.len())?;
+            meter.add(ctx.io.budget, chunk.len())?;
             folder.fold(ctx, &chunk)?;
             ctx.flush_some().await?;
         }
-        meter.finish(ctx.budget)?;
+        meter.finish(ctx.io.budget)?;
         ctx.stdout.extend_from_slice(&folder.line);
     }
     Ok(status)
@@ -148,7 +148,7 @@ impl Folder {
         let mut column = self.column;
         for &c in data {
             if c == b'\n' {
-                ctx.budget.spend(1)?;
+                ctx.io.budget.spend(1)?;
                 out.extend_from_slice(line);
                 out.push(b'\n');
                 line.clear();

@@ -87,11 +87,11 @@ async fn first_bytes(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Result<()>
             input.unread(chunk.split_off(left as usize));
         }
         left -= chunk.len() as u64;
-        meter.add(ctx.budget, chunk.len())?;
+        meter.add(ctx.io.budget, chunk.len())?;
         ctx.stdout.extend_from_slice(&chunk);
         ctx.flush_some().await?;
     }
-    meter.finish(ctx.budget)
+    meter.finish(ctx.io.budget)
 }
 
 /// All but the last `count` bytes: those are held back until the input ends.
@@ -102,12 +102,12 @@ async fn all_but_last_bytes(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Res
         held.extend(chunk);
         let surplus = (held.len() as u64).saturating_sub(count) as usize;
         if surplus > 0 {
-            meter.add(ctx.budget, surplus)?;
+            meter.add(ctx.io.budget, surplus)?;
             ctx.stdout.extend(held.drain(..surplus));
             ctx.flush_some().await?;
         }
     }
-    meter.finish(ctx.budget)
+    meter.finish(ctx.io.budget)
 }
 
 /// The first `count` lines: 1 step per line, 1 per 64 bytes printed.
@@ -119,7 +119,7 @@ async fn first_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> R
     let mut rest = Vec::new();
     while left > 0 || in_line {
         let Some(mut chunk) = input.read().await? else {
-            return meter.finish(ctx.budget);
+            return meter.finish(ctx.io.budget);
         };
         let mut end = 0;
         while end < chunk.len() {
@@ -127,7 +127,7 @@ async fn first_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> R
                 if left == 0 {
                     break;
                 }
-                ctx.budget.spend(1)?;
+                ctx.io.budget.spend(1)?;
                 in_line = true;
             }
             match memchr(eol, &chunk[end..]) {
@@ -139,13 +139,13 @@ async fn first_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> R
                 None => end = chunk.len(),
             }
         }
-        meter.add(ctx.budget, end)?;
+        meter.add(ctx.io.budget, end)?;
         printed += end as u64;
         rest = chunk.split_off(end);
         ctx.stdout.extend_from_slice(&chunk);
         ctx.flush_some().await?;
     }
-    meter.finish(ctx.budget)?;
+    meter.finish(ctx.io.budget)?;
     give_back_past_read(input, rest, printed).await
 }
 
@@ -172,12 +172,12 @@ async fn all_but_last_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdi
     let mut window = LineWindow::new(count, eol);
     let mut meter = ByteMeter::default();
     while let Some(chunk) = input.read().await? {
-        meter.add(ctx.budget, chunk.len())?;
+        meter.add(ctx.io.budget, chunk.len())?;
         window.push(&chunk, |before| ctx.stdout.extend_from_slice(before));
         ctx.flush_some().await?;
     }
-    meter.finish(ctx.budget)?;
-    ctx.budget.spend(window.search_steps())?;
+    meter.finish(ctx.io.budget)?;
+    ctx.io.budget.spend(window.search_steps())?;
     let held = window.held();
     let start = last_lines_start(held, count, eol);
     ctx.stdout.extend_from_slice(&held[..start]);

@@ -24,13 +24,13 @@ async fn mac<M: Mac + KeyInit>(ctx: &mut Ctx<'_>, key: &[u8]) -> Result<Vec<u8>>
         return Ok(Vec::new());
     };
     let mut meter = ByteMeter::default();
-    while let Some(chunk) = ctx.stdin.read().await? {
+    while let Some(chunk) = ctx.io.stdin.read().await? {
         for piece in chunk.chunks(CHUNK) {
-            meter.add(ctx.budget, piece.len())?;
+            meter.add(ctx.io.budget, piece.len())?;
             m.update(piece);
         }
     }
-    meter.finish(ctx.budget)?;
+    meter.finish(ctx.io.budget)?;
     Ok(m.finalize().into_bytes().to_vec())
 }
 

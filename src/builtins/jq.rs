@@ -201,10 +201,11 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                             return Ok(2);
                         }
                     };
-                    if !fuel::spend_bytes(data.len()) || ctx.budget.spend_bytes(data.len()).is_err()
+                    if !fuel::spend_bytes(data.len())
+                        || ctx.io.budget.spend_bytes(data.len()).is_err()
                     {
                         return Err(Error::StepLimit {
-                            limit: ctx.budget.limit(),
+                            limit: ctx.io.budget.limit(),
                         });
                     }
                     if long == "rawfile" {
@@ -512,14 +513,14 @@ fn stream_events(
 
 async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) -> Result<Status> {
     // `localtime`, `strflocaltime` and `%Z` read the zone from TZ, as jq does.
-    crate::jq::time::set_tz(ctx.vars.get(b"TZ"));
+    crate::jq::time::set_tz(ctx.io.vars.get(b"TZ"));
     // global variables: $ENV, $__prog_name..., named args, $ARGS
     let mut names: Vec<String> = vec!["$ENV".into(), "$ARGS".into()];
     let mut env = Map::default();
     // `$ENV` copies every exported variable: only for a program that can read it (`env`
     // is `$ENV`). A text search, so it errs on the side of building it.
     if program.contains("ENV") || program.contains("env") {
-        for (k, v) in ctx.vars.exported() {
+        for (k, v) in ctx.io.vars.exported() {
             env.insert(
                 Key::from(String::from_utf8_lossy(&k).as_ref()),
                 Val::str(String::from_utf8_lossy(&v).into_owned()),
@@ -539,7 +540,7 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
         values.push(v.clone());
     }
     let filter = {
-        let mut cache = ctx.caches.get::<Cache>();
+        let mut cache = ctx.io.caches.get::<Cache>();
         match cache.get(&program, &names) {
             Ok(f) => f,
             Err(errs) => {
@@ -577,7 +578,7 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
     let reads_stdin = !o.null_input || program.contains("input");
     if o.files.is_empty() {
         let data = if reads_stdin {
-            ctx.stdin.read_all().await?
+            ctx.io.stdin.read_all().await?
         } else {
             Vec::new()
         };
@@ -638,10 +639,10 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
     }
 
     let now = {
-        let t = ctx.host.now();
+        let t = ctx.io.host.now();
         t.secs as f64 + f64::from(t.nanos) / 1e9
     };
-    let run = fuel::Run::start(ctx.budget.remaining());
+    let run = fuel::Run::start(ctx.io.budget.remaining());
     let mut out: Vec<u8> = Vec::new();
     let mut status: Status = 0;
     let mut last_output: Option<bool> = None;
@@ -818,15 +819,16 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
     match abort {
         Some(Abort::Steps) => {
             return Err(ctx
+                .io
                 .budget
-                .spend(ctx.budget.remaining() + 1)
+                .spend(ctx.io.budget.remaining() + 1)
                 .err()
                 .unwrap_or(Error::StepLimit {
-                    limit: ctx.budget.limit(),
+                    limit: ctx.io.budget.limit(),
                 }));
         }
         Some(Abort::Memory) => {
-            ctx.budget.spend(used)?;
+            ctx.io.budget.spend(used)?;
             ctx.stderr.extend_from_slice(
                 format!("{prog}: error: cannot allocate memory (values are limited in size)\n")
                     .as_bytes(),
@@ -834,7 +836,7 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
             return Ok(5);
         }
         Some(Abort::Depth) => {
-            ctx.budget.spend(used)?;
+            ctx.io.budget.spend(used)?;
             ctx.stderr.extend_from_slice(
                 format!("{prog}: error: cannot allocate memory (recursion too deep)\n").as_bytes(),
             );
@@ -842,7 +844,7 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
         }
         None => {}
     }
-    ctx.budget.spend(used)?;
+    ctx.io.budget.spend(used)?;
     if let Some(code) = halted {
         return Ok(code);
     }

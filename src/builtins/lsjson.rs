@@ -48,9 +48,9 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         headers: vec![("Accept".into(), "application/json".into())],
         ..HttpRequest::default()
     };
-    let failure = match ctx.net.fifo(name, request).await? {
+    let failure = match ctx.io.net.fifo(name, request).await? {
         Ok(Some(resp)) if (200..300).contains(&resp.status) => {
-            ctx.budget.spend_bytes(resp.body.len())?;
+            ctx.io.budget.spend_bytes(resp.body.len())?;
             let listing = if files_only || dirs_only {
                 keep(
                     &resp.body,

@@ -249,16 +249,10 @@ impl Net for NoNet {
 /// at its end). A tool that reads its input as it comes and flushes as it goes streams; one
 /// that reads everything first (`sort`, `tac`) simply does so.
 pub struct Ctx<'a> {
-    pub stdin: &'a Stdin,
+    /// The streams and the shell's services.
+    pub io: ToolIo<'a>,
     pub stdout: &'a mut Vec<u8>,
     pub stderr: &'a mut Vec<u8>,
-    pub out: &'a Out,
-    pub err: &'a Out,
-    pub budget: &'a Budget,
-    pub vars: &'a dyn Vars,
-    pub host: &'a dyn Host,
-    pub caches: &'a Caches,
-    pub net: &'a dyn Net,
 }
 
 /// A builtin's streams and the shell's services: a [`Ctx`] without its output buffers.
@@ -281,35 +275,14 @@ impl<'a> ToolIo<'a> {
         'a: 'b,
     {
         Ctx {
-            stdin: self.stdin,
+            io: self,
             stdout,
             stderr,
-            out: self.out,
-            err: self.err,
-            budget: self.budget,
-            vars: self.vars,
-            host: self.host,
-            caches: self.caches,
-            net: self.net,
         }
     }
 }
 
-impl<'a> Ctx<'a> {
-    /// The streams and services of this context, for a builtin that runs another.
-    pub fn io(&self) -> ToolIo<'a> {
-        ToolIo {
-            stdin: self.stdin,
-            out: self.out,
-            err: self.err,
-            budget: self.budget,
-            vars: self.vars,
-            host: self.host,
-            caches: self.caches,
-            net: self.net,
-        }
-    }
-
+impl Ctx<'_> {
     /// A tool's end: flushes what it left buffered; its status, or the first error.
     async fn finish(&mut self, status: Result<Status>) -> Result<Status> {
         let flushed = self.flush().await;
@@ -338,27 +311,33 @@ impl<'a> Ctx<'a> {
         operand: &[u8],
     ) -> Result<std::result::Result<Stdin, String>> {
         if operand == b"-" || operand == b"/dev/stdin" {
-            return Ok(Ok(self.stdin.clone()));
+            return Ok(Ok(self.io.stdin.clone()));
         }
         if operand == b"/dev/null" {
             return Ok(Ok(Stdin::default()));
         }
         if let Some(name) = operand.strip_prefix(ATTACHMENT_PREFIX) {
-            return Ok(match self.host.attachment(&String::from_utf8_lossy(name)) {
-                Some(bytes) => Ok(Stdin::bytes(bytes)),
-                None => Err("No such file or directory".into()),
-            });
+            return Ok(
+                match self.io.host.attachment(&String::from_utf8_lossy(name)) {
+                    Some(bytes) => Ok(Stdin::bytes(bytes)),
+                    None => Err("No such file or directory".into()),
+                },
+            );
         }
         if let Some(url) = as_url(operand) {
-            return Ok(match self.net.fetch_stream(HttpRequest::get(url)).await? {
-                Err(reason) => Err(reason),
-                Ok((resp, body)) if (200..300).contains(&resp.status) => Ok(body),
-                Ok((resp, _)) => Err(format!("The requested URL returned error: {}", resp.status)),
-            });
+            return Ok(
+                match self.io.net.fetch_stream(HttpRequest::get(url)).await? {
+                    Err(reason) => Err(reason),
+                    Ok((resp, body)) if (200..300).contains(&resp.status) => Ok(body),
+                    Ok((resp, _)) => {
+                        Err(format!("The requested URL returned error: {}", resp.status))
+                    }
+                },
+            );
         }
         if let Some((name, path)) = as_fifo_path(operand) {
             let request = HttpRequest::get(fifo_sub_path(path));
-            return Ok(match self.net.fifo(name, request).await? {
+            return Ok(match self.io.net.fifo(name, request).await? {
                 Err(reason) => Err(reason),
                 Ok(None) => Err("No such file or directory".into()),
                 Ok(Some(resp)) if (200..300).contains(&resp.status) => Ok(Stdin::bytes(resp.body)),
@@ -374,7 +353,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         request: HttpRequest,
     ) -> Result<std::result::Result<HttpResponse, String>> {
-        self.net.fetch(request).await
+        self.io.net.fetch(request).await
     }
 
     /// Performs an HTTP request whose body is read as it comes (see [`Host::fetch_stream`]).
@@ -382,7 +361,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         request: HttpRequest,
     ) -> Result<std::result::Result<(HttpResponse, Stdin), String>> {
-        self.net.fetch_stream(request).await
+        self.io.net.fetch_stream(request).await
     }
 
     /// Hands what is buffered on: stderr first, then stdout (a tool's stderr is
@@ -391,11 +370,11 @@ impl<'a> Ctx<'a> {
     pub async fn flush(&mut self) -> Result<()> {
         if !self.stderr.is_empty() {
             let bytes = std::mem::take(self.stderr);
-            self.err.write(bytes).await?;
+            self.io.err.write(bytes).await?;
         }
         if !self.stdout.is_empty() {
             let bytes = std::mem::take(self.stdout);
-            self.out.write(bytes).await?;
+            self.io.out.write(bytes).await?;
         }
         Ok(())
     }

@@ -143,8 +143,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             };
             let mut input = Lines::new(input, eol);
             let mut n = 0usize;
-            while let Some(at) = input.next(ctx.budget, eol).await? {
-                ctx.budget.spend(1)?;
+            while let Some(at) = input.next(ctx.io.budget, eol).await? {
+                ctx.io.budget.spend(1)?;
                 if n > 0 {
                     if let Some(d) = delims[(n - 1) % delims.len()] {
                         ctx.stdout.push(d);
@@ -190,7 +190,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let mut line = Vec::new();
         for (col, &w) in which.iter().enumerate() {
             let input = &mut inputs[w];
-            if let Some(at) = input.next(ctx.budget, eol).await? {
+            if let Some(at) = input.next(ctx.io.budget, eol).await? {
                 any = true;
                 line.extend_from_slice(input.line(at));
             }
@@ -203,7 +203,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         if !any {
             break;
         }
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         ctx.stdout.extend_from_slice(&line);
         ctx.stdout.push(eol);
         ctx.flush_some().await?;

@@ -17,7 +17,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         usage_error(ctx.stderr, "printf", "missing operand");
         return Ok(1);
     };
-    let parsed = format::cached(ctx.caches, fmt, true);
+    let parsed = format::cached(ctx.io.caches, fmt, true);
     // The output is usually about as long as the arguments: one allocation, not a
     // series of doublings that copy it again and again (up to what is handed on at once).
     let args_len: usize = operands.iter().map(|a| a.len() + 1).sum();
@@ -27,7 +27,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let mut sink = Sink {
             out: ctx.stdout,
             err: ctx.stderr,
-            budget: ctx.budget,
+            budget: ctx.io.budget,
             prog: "printf",
         };
         if let Some(status) = run.pass(&mut sink)? {

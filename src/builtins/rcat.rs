@@ -17,8 +17,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         ctx.stderr.extend_from_slice(msg.as_bytes());
         return Ok(1);
     };
-    let body = ctx.stdin.read_all().await?;
-    ctx.budget.spend_bytes(body.len())?;
+    let body = ctx.io.stdin.read_all().await?;
+    ctx.io.budget.spend_bytes(body.len())?;
     let request = HttpRequest {
         method: "PUT".into(),
         url: fifo_sub_path(path),
@@ -26,7 +26,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         body,
         follow_redirects: false,
     };
-    let failure = match ctx.net.fifo(name, request).await? {
+    let failure = match ctx.io.net.fifo(name, request).await? {
         Ok(Some(resp)) if (200..300).contains(&resp.status) => return Ok(0),
         Ok(Some(resp)) => format!("{name} answered {}", resp.status),
         Ok(None) => format!("no FIFO named {name}"),

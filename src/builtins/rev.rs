@@ -41,7 +41,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut status = 0;
     if parsed.operands.is_empty() {
-        let input = ctx.stdin.clone();
+        let input = ctx.io.stdin.clone();
         status |= reverse(ctx, b"stdin", input).await?;
     }
     for name in &parsed.operands {
@@ -76,17 +76,17 @@ async fn reverse(ctx: &mut Ctx<'_>, name: &[u8], input: Stdin) -> Result<Status>
     let mut blocks = LineBlocks::new(input, b'\n');
     let mut rev = LineBuffer::default();
     while let Some(block) = blocks.next().await? {
-        meter.add(ctx.budget, block.len())?;
+        meter.add(ctx.io.budget, block.len())?;
         if !rev.lines(ctx, name, &block)? {
             while let Some(block) = blocks.next().await? {
-                meter.add(ctx.budget, block.len())?;
+                meter.add(ctx.io.budget, block.len())?;
             }
-            meter.finish(ctx.budget)?;
+            meter.finish(ctx.io.budget)?;
             return Ok(1);
         }
         ctx.flush_some().await?;
     }
-    meter.finish(ctx.budget)?;
+    meter.finish(ctx.io.budget)?;
     ctx.stdout.extend(rev.buf[..rev.len].iter().rev());
     Ok(0)
 }
@@ -110,7 +110,7 @@ impl LineBuffer {
     /// Takes whole lines in, 1 step each; `false` when a byte ended the input.
     fn lines(&mut self, ctx: &mut Ctx<'_>, name: &[u8], mut rest: &[u8]) -> Result<bool> {
         while !rest.is_empty() {
-            ctx.budget.spend(1)?;
+            ctx.io.budget.spend(1)?;
             let end = memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
             let chunk = &rest[..end];
             rest = &rest[end..];

@@ -74,8 +74,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let password = match parsed.operands.first() {
         Some(p) => p.clone(),
         None => {
-            let mut p = ctx.stdin.read_all().await?;
-            ctx.budget.spend_bytes(p.len())?;
+            let mut p = ctx.io.stdin.read_all().await?;
+            ctx.io.budget.spend_bytes(p.len())?;
             if p.last() == Some(&b'\n') {
                 p.pop();
             }
@@ -83,7 +83,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         }
     };
     if !password.is_empty() {
-        ctx.budget.spend(STEPS)?;
+        ctx.io.budget.spend(STEPS)?;
     }
     let key = derive(&password, &salt);
     ctx.stdout.extend_from_slice(hex(&key).as_bytes());

@@ -103,7 +103,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         Some(n) => n,
         None => {
             let mut n = vec![0u8; NONCE_LEN];
-            ctx.host.fill_random(&mut n);
+            ctx.io.host.fill_random(&mut n);
             n
         }
     };
@@ -181,7 +181,7 @@ async fn seal(
     ctx.stdout.extend_from_slice(nonce);
     let mut n = nonce.to_vec();
     while let Some(block) = blocks.next(BLOCK).await? {
-        ctx.budget.spend_bytes(block.len())?;
+        ctx.io.budget.spend_bytes(block.len())?;
         let tag_at = ctx.stdout.len();
         ctx.stdout.extend_from_slice(&[0u8; TAG_LEN]);
         let body_at = ctx.stdout.len();
@@ -225,7 +225,7 @@ async fn open(
     }
     let mut n = header[MAGIC.len()..].to_vec();
     while let Some(block) = blocks.next(BLOCK + TAG_LEN).await? {
-        ctx.budget.spend_bytes(block.len())?;
+        ctx.io.budget.spend_bytes(block.len())?;
         if block.len() <= TAG_LEN {
             return fail(ctx, "file has truncated block header");
         }

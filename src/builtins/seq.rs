@@ -398,13 +398,13 @@ async fn print_numbers(
         .max(layout.spec.prec.unwrap_or(0))
         .saturating_add(64);
     loop {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         if wide > 4096 {
-            ctx.budget.spend_bytes(wide)?;
+            ctx.io.budget.spend_bytes(wide)?;
         }
         write(ctx.stdout, layout, x);
         if ctx.stdout.len() - paid > 4096 {
-            ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
+            ctx.io.budget.spend_bytes(ctx.stdout.len() - paid)?;
             ctx.flush_some().await?;
             paid = ctx.stdout.len();
         }
@@ -413,7 +413,7 @@ async fn print_numbers(
         i = i.saturating_add(1);
         if past(x) {
             if wide > 4096 {
-                ctx.budget.spend_bytes(wide.saturating_mul(2))?;
+                ctx.io.budget.spend_bytes(wide.saturating_mul(2))?;
             }
             // A number just past LAST that prints as LAST (and not as the one before)
             // is printed: rounding must not lose the end of `seq 0 0.000001 0.000003`.
@@ -432,9 +432,9 @@ async fn print_numbers(
                 break;
             }
             ctx.stdout.extend_from_slice(sep);
-            ctx.budget.spend(1)?;
+            ctx.io.budget.spend(1)?;
             if wide > 4096 {
-                ctx.budget.spend_bytes(wide)?;
+                ctx.io.budget.spend_bytes(wide)?;
             }
             write(ctx.stdout, layout, x);
             break;
@@ -442,7 +442,7 @@ async fn print_numbers(
         ctx.stdout.extend_from_slice(sep);
     }
     ctx.stdout.push(b'\n');
-    ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
+    ctx.io.budget.spend_bytes(ctx.stdout.len() - paid)?;
     Ok(())
 }
 
@@ -498,14 +498,14 @@ async fn fast(
     let mut paid = ctx.stdout.len();
     let mut any = false;
     while cmp_digits(&cur, &last) != std::cmp::Ordering::Greater {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         if any {
             ctx.stdout.extend_from_slice(sep);
         }
         ctx.stdout.extend_from_slice(&cur);
         any = true;
         if ctx.stdout.len() - paid > 4096 {
-            ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
+            ctx.io.budget.spend_bytes(ctx.stdout.len() - paid)?;
             ctx.flush_some().await?;
             paid = ctx.stdout.len();
         }
@@ -514,7 +514,7 @@ async fn fast(
     if any {
         ctx.stdout.push(b'\n');
     }
-    ctx.budget.spend_bytes(ctx.stdout.len() - paid)?;
+    ctx.io.budget.spend_bytes(ctx.stdout.len() - paid)?;
     Ok(Some(0))
 }
 

@@ -71,12 +71,12 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             status = 1;
             continue;
         };
-        ctx.budget.spend_bytes(data.len())?;
+        ctx.io.budget.spend_bytes(data.len())?;
         let seps = match &re {
             Some(re) => regex_separators(ctx, re, &data)?,
             None => plain_separators(&data, &sep),
         };
-        ctx.budget.spend(seps.len() as u64 + 1)?;
+        ctx.io.budget.spend(seps.len() as u64 + 1)?;
         write_reversed(ctx.stdout, &data, &seps, before);
     }
     Ok(status)
@@ -129,7 +129,7 @@ fn regex_separators(ctx: &mut Ctx<'_>, re: &Regex, data: &[u8]) -> Result<Vec<(u
             let from = limit.saturating_sub(window);
             let mut pos = from;
             let mut last = None;
-            while let Some((s, e)) = re.find_at(hay, pos, ctx.budget)? {
+            while let Some((s, e)) = re.find_at(hay, pos, ctx.io.budget)? {
                 if e > s {
                     last = Some((s, e));
                 }

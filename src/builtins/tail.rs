@@ -118,11 +118,11 @@ async fn from_byte(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Result<()> {
     while let Some(chunk) = input.read().await? {
         let from = skip.min(chunk.len() as u64) as usize;
         skip -= from as u64;
-        meter.add(ctx.budget, chunk.len() - from)?;
+        meter.add(ctx.io.budget, chunk.len() - from)?;
         ctx.stdout.extend_from_slice(&chunk[from..]);
         ctx.flush_some().await?;
     }
-    meter.finish(ctx.budget)
+    meter.finish(ctx.io.budget)
 }
 
 /// The last `count` bytes: only those are kept (the front is cut when the window has
@@ -137,7 +137,7 @@ async fn last_bytes(ctx: &mut Ctx<'_>, count: u64, input: &Stdin) -> Result<()> 
         }
     }
     let start = held.len().saturating_sub(keep);
-    ctx.budget.spend_bytes(held.len() - start)?;
+    ctx.io.budget.spend_bytes(held.len() - start)?;
     ctx.stdout.extend_from_slice(&held[start..]);
     Ok(())
 }
@@ -159,12 +159,12 @@ async fn from_line(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> Res
             from += at + 1;
             to_skip -= 1;
             skipped_to = offset + from as u64;
-            ctx.budget.spend(1)?;
-            ctx.budget.spend_bytes(skipped_to as usize)?;
+            ctx.io.budget.spend(1)?;
+            ctx.io.budget.spend_bytes(skipped_to as usize)?;
         }
         if to_skip == 0 {
             let from = (skipped_to.saturating_sub(offset) as usize).min(chunk.len());
-            meter.add(ctx.budget, chunk.len() - from)?;
+            meter.add(ctx.io.budget, chunk.len() - from)?;
             ctx.stdout.extend_from_slice(&chunk[from..]);
             ctx.flush_some().await?;
         }
@@ -172,10 +172,10 @@ async fn from_line(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> Res
     }
     if to_skip > 0 && skipped_to < offset {
         // A last line without its line end is skipped too.
-        ctx.budget.spend(1)?;
-        ctx.budget.spend_bytes(offset as usize)?;
+        ctx.io.budget.spend(1)?;
+        ctx.io.budget.spend_bytes(offset as usize)?;
     }
-    meter.finish(ctx.budget)
+    meter.finish(ctx.io.budget)
 }
 
 /// The last `count` lines: only a window of them is kept; 1 step per line counted back
@@ -185,10 +185,10 @@ async fn last_lines(ctx: &mut Ctx<'_>, count: u64, eol: u8, input: &Stdin) -> Re
     while let Some(chunk) = input.read().await? {
         window.push(&chunk, |_| {});
     }
-    ctx.budget.spend(window.search_steps())?;
+    ctx.io.budget.spend(window.search_steps())?;
     let held = window.held();
     let start = last_lines_start(held, count, eol);
-    ctx.budget.spend_bytes(held.len() - start)?;
+    ctx.io.budget.spend_bytes(held.len() - start)?;
     ctx.stdout.extend_from_slice(&held[start..]);
     Ok(())
 }

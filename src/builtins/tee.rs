@@ -61,14 +61,14 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     }
     let mut read = ByteMeter::default();
     let mut written = ByteMeter::default();
-    while let Some(chunk) = ctx.stdin.read().await? {
-        read.add(ctx.budget, chunk.len())?;
-        written.add(ctx.budget, chunk.len())?;
+    while let Some(chunk) = ctx.io.stdin.read().await? {
+        read.add(ctx.io.budget, chunk.len())?;
+        written.add(ctx.io.budget, chunk.len())?;
         ctx.stdout.extend_from_slice(&chunk);
         ctx.flush_some().await?;
     }
-    read.finish(ctx.budget)?;
-    written.finish(ctx.budget)?;
+    read.finish(ctx.io.budget)?;
+    written.finish(ctx.io.budget)?;
     Ok(status)
 }
 

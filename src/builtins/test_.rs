@@ -14,7 +14,7 @@ type Eval = std::result::Result<bool, Syntax>;
 pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let name = String::from_utf8_lossy(args.first().map_or(b"test", |a| a)).into_owned();
     let mut argv: Vec<&[u8]> = args.iter().skip(1).map(|a| a.as_slice()).collect();
-    ctx.budget.spend(argv.len() as u64 + 1)?;
+    ctx.io.budget.spend(argv.len() as u64 + 1)?;
     if name == "[" {
         if argv.last() != Some(&&b"]"[..]) {
             ctx.stderr

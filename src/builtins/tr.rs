@@ -593,12 +593,12 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut meter = ByteMeter::default();
     // The last byte written, for squeezing runs that cross chunks.
     let mut last: Option<u8> = None;
-    while let Some(chunk) = ctx.stdin.read().await? {
-        meter.add(ctx.budget, chunk.len())?;
+    while let Some(chunk) = ctx.io.stdin.read().await? {
+        meter.add(ctx.io.budget, chunk.len())?;
         apply(&plan, &chunk, &mut last, ctx.stdout);
         ctx.flush_some().await?;
     }
-    meter.finish(ctx.budget)?;
+    meter.finish(ctx.io.budget)?;
     Ok(0)
 }
 

@@ -96,17 +96,17 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut meter = ByteMeter::default();
     let mut blocks = LineBlocks::new(input, o.eol);
     while let Some(block) = blocks.next().await? {
-        meter.add(ctx.budget, block.len())?;
+        meter.add(ctx.io.budget, block.len())?;
         let mut rest: &[u8] = &block;
         while !rest.is_empty() {
-            ctx.budget.spend(1)?;
+            ctx.io.budget.spend(1)?;
             let end = memchr(o.eol, rest).unwrap_or(rest.len());
             groups.line(&rest[..end], ctx.stdout);
             rest = rest.get(end + 1..).unwrap_or(&[]);
         }
         ctx.flush_some().await?;
     }
-    meter.finish(ctx.budget)?;
+    meter.finish(ctx.io.budget)?;
     groups.finish(ctx.stdout);
     Ok(0)
 }

@@ -87,7 +87,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 return Ok(1);
             };
             let list = list.read_all().await?;
-            ctx.budget.spend_bytes(list.len())?;
+            ctx.io.budget.spend_bytes(list.len())?;
             // Empty names stay in their place: each is reported where GNU comes to it,
             // and counts toward the total line.
             let body = list.strip_suffix(b"\0").unwrap_or(&list);
@@ -129,10 +129,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         let mut counter = Counter::new(cols);
         let mut meter = ByteMeter::default();
         while let Some(chunk) = input.read().await? {
-            meter.add(ctx.budget, chunk.len())?;
+            meter.add(ctx.io.budget, chunk.len())?;
             counter.count(&chunk);
         }
-        meter.finish(ctx.budget)?;
+        meter.finish(ctx.io.budget)?;
         let counts = counter.finish();
         if name == b"-" {
             from_stdin = true;

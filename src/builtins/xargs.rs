@@ -323,8 +323,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut read_error = None;
     let mut status = None;
     let mut read_bytes = ByteMeter::default();
-    while let Some((piece, last)) = input.next_piece(ctx.stdin).await? {
-        read_bytes.add(ctx.budget, piece.len())?;
+    while let Some((piece, last)) = input.next_piece(ctx.io.stdin).await? {
+        read_bytes.add(ctx.io.budget, piece.len())?;
         let mut read = if let Some(d) = o.delim {
             Read {
                 items: split_delimited(&piece, d),
@@ -349,7 +349,7 @@ passed through in the argument list.  Did you mean to use the --null option?\n",
                 }
             }
         }
-        ctx.budget.spend(read.items.len() as u64)?;
+        ctx.io.budget.spend(read.items.len() as u64)?;
         seen_items |= !read.items.is_empty();
         pending.append(&mut read.items);
         let ended = last || read.error.is_some() || read.eof_string;
@@ -372,7 +372,7 @@ passed through in the argument list.  Did you mean to use the --null option?\n",
         }
     }
     // No input at all: the command runs once, without arguments, unless -r.
-    read_bytes.finish(ctx.budget)?;
+    read_bytes.finish(ctx.io.budget)?;
     let no_input = !seen_items && status.is_none() && read_error.is_none();
     if no_input && o.replace.is_none() && !o.no_run_if_empty {
         let argv = runner.command.to_vec();
@@ -713,7 +713,7 @@ impl<'c> Runner<'_, 'c> {
 
     /// Runs one command line (with `-P`, starts it); `Some(status)` when xargs must stop.
     async fn exec(&mut self, ctx: &mut Ctx<'c>, argv: &[Vec<u8>]) -> Result<Option<Status>> {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         if self.verbose {
             for (i, a) in argv.iter().enumerate() {
                 if i > 0 {
@@ -736,10 +736,14 @@ impl<'c> Runner<'_, 'c> {
         }
         // GNU xargs gives its commands /dev/null as stdin unless -a leaves it free.
         let empty = Stdin::default();
-        let stdin = if self.keep_stdin { ctx.stdin } else { &empty };
+        let stdin = if self.keep_stdin {
+            ctx.io.stdin
+        } else {
+            &empty
+        };
         // What xargs itself has to say (-t) goes out before the command's own output.
         ctx.flush().await?;
-        let status = tool(ToolIo { stdin, ..ctx.io() }, argv).await?;
+        let status = tool(ToolIo { stdin, ..ctx.io }, argv).await?;
         Ok(self.ended(ctx, name, status))
     }
 
@@ -778,8 +782,8 @@ impl<'c> Runner<'_, 'c> {
         }
         // What xargs itself has to say (-t) goes out before the command's own output.
         ctx.flush().await?;
-        let io = ctx.io();
-        let shared_stdin = self.keep_stdin.then_some(ctx.stdin);
+        let io = ctx.io;
+        let shared_stdin = self.keep_stdin.then_some(ctx.io.stdin);
         let argv = argv.to_vec();
         let name = argv[0].clone();
         self.running.push((
@@ -916,7 +920,7 @@ async fn run_replace<'c>(
             })
             .collect();
         let len: usize = argv.iter().map(|a| arg_len(a)).sum();
-        ctx.budget.spend_bytes(len)?;
+        ctx.io.budget.spend_bytes(len)?;
         // GNU's words, by what does not fit: the item alone, the command's name, or the
         // whole line (its "command too long", for some sizes in between, is not modelled).
         if arg_len(&item.word) > size {

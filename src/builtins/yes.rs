@@ -34,12 +34,12 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         block.extend_from_slice(&line);
     }
     loop {
-        let lines_left = ctx.budget.remaining() / per_line;
+        let lines_left = ctx.io.budget.remaining() / per_line;
         if lines_left == 0 {
-            ctx.budget.spend(per_line)?;
+            ctx.io.budget.spend(per_line)?;
         }
         let n = (per_block as u64).min(lines_left) as usize;
-        ctx.budget.spend(per_line * n as u64)?;
+        ctx.io.budget.spend(per_line * n as u64)?;
         ctx.stdout.extend_from_slice(&block[..n * line.len()]);
         ctx.flush_some().await?;
     }

@@ -655,12 +655,12 @@ pub async fn run_tool(
     let mut read = ByteMeter::default();
     while let Some(chunk) = input.read().await? {
         for piece in chunk.chunks(PIECE) {
-            read.add(ctx.budget, piece.len())?;
+            read.add(ctx.io.budget, piece.len())?;
             codec.write(piece, ctx.stdout);
             ctx.flush_some().await?;
         }
     }
-    read.finish(ctx.budget)?;
+    read.finish(ctx.io.budget)?;
     let failure = codec.finish(ctx.stdout);
     if let Some(msg) = failure {
         ctx.stderr

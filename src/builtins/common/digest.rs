@@ -137,11 +137,11 @@ pub async fn hash(ctx: &mut Ctx<'_>, algo: Algo, input: &Stdin) -> Result<Vec<u8
     let mut meter = ByteMeter::default();
     while let Some(chunk) = input.read().await? {
         for piece in chunk.chunks(CHUNK) {
-            meter.add(ctx.budget, piece.len())?;
+            meter.add(ctx.io.budget, piece.len())?;
             h.update(piece);
         }
     }
-    meter.finish(ctx.budget)?;
+    meter.finish(ctx.io.budget)?;
     Ok(h.finish())
 }
 
@@ -450,7 +450,7 @@ async fn check_list(
     let mut two_char = None;
     let lines = split_lines(list);
     for (i, line) in lines.iter().enumerate() {
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         let line = trim_line(line);
         let start = line
             .iter()

@@ -1,5 +1,5 @@
 //! The printf format engine, as GNU `printf` reads formats and arguments in the C locale:
-//! parsed once into [`Format`] (kept in an LRU in `ctx.caches`), then run over the
+//! parsed once into [`Format`] (kept in an LRU in `ctx.io.caches`), then run over the
 //! arguments, reusing the format while arguments remain. `seq -f` shares it.
 //!
 //! Callers spend steps: a [`Run`] spends 1 per pass over the format and 1 per 64 bytes

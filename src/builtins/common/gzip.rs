@@ -227,7 +227,7 @@ async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, o: &Options) -> Result<(u64,
     let (mut read, mut wrote) = (0u64, 0u64);
     let mut emit = |ctx: &mut Ctx<'_>, from: usize| {
         wrote += (ctx.stdout.len() - from) as u64;
-        written.add(ctx.budget, ctx.stdout.len() - from)
+        written.add(ctx.io.budget, ctx.stdout.len() - from)
     };
     let from = ctx.stdout.len();
     ctx.stdout
@@ -241,17 +241,17 @@ async fn compress(ctx: &mut Ctx<'_>, input: &Stdin, o: &Options) -> Result<(u64,
         for piece in chunk.chunks(PIECE) {
             crc.update(piece);
             let from = ctx.stdout.len();
-            deflate.write(piece, ctx.budget, ctx.stdout)?;
+            deflate.write(piece, ctx.io.budget, ctx.stdout)?;
             emit(ctx, from)?;
             ctx.flush_some().await?;
         }
     }
     let from = ctx.stdout.len();
-    deflate.finish(ctx.budget, ctx.stdout)?;
+    deflate.finish(ctx.io.budget, ctx.stdout)?;
     ctx.stdout.extend_from_slice(&crc.sum().to_le_bytes());
     ctx.stdout.extend_from_slice(&crc.amount().to_le_bytes());
     emit(ctx, from)?;
-    written.finish(ctx.budget)?;
+    written.finish(ctx.io.budget)?;
     Ok((read, wrote))
 }
 
@@ -552,7 +552,7 @@ async fn member(
         let used = (z.total_in() - before_in) as usize;
         kept.add(&body[..used]);
         input.consume(used);
-        steps.add(ctx.budget, made.len() + used)?;
+        steps.add(ctx.io.budget, made.len() + used)?;
         crc.update(&made);
         out.put(ctx, &made).await?;
         match res {
@@ -563,7 +563,7 @@ async fn member(
                 if input.fill(at_hand + 1).await? {
                     stalled = false;
                 } else if stalled || at_hand == 0 {
-                    steps.finish(ctx.budget)?;
+                    steps.finish(ctx.io.budget)?;
                     kept.add(input.avail());
                     let member_made = out.written + out.held.len() as u64 - before;
                     match kept.gnu_output_len() {
@@ -577,13 +577,13 @@ async fn member(
             }
             Ok(_) => stalled = false,
             Err(_) => {
-                steps.finish(ctx.budget)?;
+                steps.finish(ctx.io.budget)?;
                 out.release_all(ctx).await?;
                 return Ok(Member::Bad("invalid compressed data--format violated"));
             }
         }
     }
-    steps.finish(ctx.budget)?;
+    steps.finish(ctx.io.budget)?;
     out.release_all(ctx).await?;
     if !input.fill(8).await? {
         return Ok(Member::Bad(EOF));
@@ -653,7 +653,7 @@ async fn decompress_all(
                 loop {
                     let n = input.avail().len();
                     if !o.test {
-                        passed.add(ctx.budget, n)?;
+                        passed.add(ctx.io.budget, n)?;
                         out.put(ctx, input.avail()).await?;
                     }
                     input.consume(n);
@@ -661,7 +661,7 @@ async fn decompress_all(
                         break;
                     }
                 }
-                passed.finish(ctx.budget)?;
+                passed.finish(ctx.io.budget)?;
                 out.release_all(ctx).await?;
                 break;
             }
@@ -821,7 +821,7 @@ async fn list(
     }
     if o.verbose {
         // GNU shows the file's time; a stream has none, and GNU shows the epoch in TZ.
-        let when = epoch_in_zone(ctx.vars.get(b"TZ"));
+        let when = epoch_in_zone(ctx.io.vars.get(b"TZ"));
         let line = format!("defla {:08x} {when} ", found.last_crc);
         ctx.stdout.extend_from_slice(line.as_bytes());
     }

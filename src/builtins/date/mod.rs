@@ -201,7 +201,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let env_tz: Option<Vec<u8>> = if utc {
         Some(b"UTC0".to_vec())
     } else {
-        ctx.vars.get(b"TZ").map(<[u8]>::to_vec)
+        ctx.io.vars.get(b"TZ").map(<[u8]>::to_vec)
     };
     let env_tz = env_tz.as_deref();
     let zone = Zone::from_tz(env_tz);
@@ -213,7 +213,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         DEFAULT_FORMAT
     };
     let format = format.unwrap_or_else(|| default.to_vec());
-    let now = ctx.host.now();
+    let now = ctx.io.host.now();
     let now = (now.secs, now.nanos);
     match source {
         Source::Resolution | Source::Now => {
@@ -228,8 +228,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             show_moment(ctx, m, &zone, &format)
         }
         Source::Date(s) => {
-            ctx.budget.spend(STEPS_PER_DATE)?;
-            ctx.budget.spend((s.len() as u64).div_ceil(16))?;
+            ctx.io.budget.spend(STEPS_PER_DATE)?;
+            ctx.io.budget.spend((s.len() as u64).div_ceil(16))?;
             match parse_date(ctx, &s, &s, now, &zone, env_tz, debug, &format) {
                 Some(m) => show_moment(ctx, m, &zone, &format),
                 None => {
@@ -256,8 +256,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                     None => (rest, rest, &b""[..]),
                 };
                 rest = next;
-                ctx.budget.spend(STEPS_PER_DATE)?;
-                ctx.budget.spend((line.len() as u64).div_ceil(16))?;
+                ctx.io.budget.spend(STEPS_PER_DATE)?;
+                ctx.io.budget.spend((line.len() as u64).div_ceil(16))?;
                 match parse_date(ctx, line, whole, now, &zone, env_tz, debug, &format) {
                     Some(m) => {
                         if show_moment(ctx, m, &zone, &format)? != 0 {
@@ -301,16 +301,16 @@ fn parse_date(
 }
 
 fn show_moment(ctx: &mut Ctx<'_>, m: (i64, u32), zone: &Zone, format: &[u8]) -> Result<Status> {
-    ctx.budget.spend(STEPS_PER_DATE)?;
+    ctx.io.budget.spend(STEPS_PER_DATE)?;
     let Some((tm, _)) = zone.localtime(m.0, m.1) else {
         let msg = format!("date: time '{}' is out of range\n", m.0);
         ctx.stderr.extend_from_slice(msg.as_bytes());
         return Ok(1);
     };
     let before = ctx.stdout.len();
-    format::format(format, &tm, ctx.stdout, ctx.budget)?;
+    format::format(format, &tm, ctx.stdout, ctx.io.budget)?;
     ctx.stdout.push(b'\n');
-    ctx.budget.spend_bytes(ctx.stdout.len() - before)?;
+    ctx.io.budget.spend_bytes(ctx.stdout.len() - before)?;
     Ok(0)
 }
 

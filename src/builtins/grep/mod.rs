@@ -651,6 +651,7 @@ fn compile(
         Matcher::Perl => 3,
     };
     let cached = ctx
+        .io
         .caches
         .get::<SearchCache>()
         .entries
@@ -768,7 +769,7 @@ fn remember(
     re: &Compiled,
     warnings: Vec<String>,
 ) {
-    let mut cache = ctx.caches.get::<SearchCache>();
+    let mut cache = ctx.io.caches.get::<SearchCache>();
     if cache.entries.len() >= SEARCH_CACHE {
         cache.entries.remove(0);
     }
@@ -932,7 +933,7 @@ fn grep_one(
             number,
         };
         pos = end + 1;
-        ctx.budget.spend(1)?;
+        ctx.io.budget.spend(1)?;
         let text = &data[l.start..l.end];
         if stop_after_context {
             if after_left == 0 {
@@ -943,7 +944,7 @@ fn grep_one(
             last_printed = Some(l.number);
             continue;
         }
-        let matched = search.is_match(text, ctx.budget)?;
+        let matched = search.is_match(text, ctx.io.budget)?;
         if search.exceeded.get() {
             break;
         }
@@ -1058,7 +1059,7 @@ fn matches(search: &Search, text: &[u8], ctx: &mut Ctx<'_>) -> Result<Vec<(usize
     let mut found = Vec::new();
     let mut pos = 0;
     while pos <= text.len() {
-        let Some((s, e)) = search.find_at(text, pos, ctx.budget)? else {
+        let Some((s, e)) = search.find_at(text, pos, ctx.io.budget)? else {
             break;
         };
         if e == s {

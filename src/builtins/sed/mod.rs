@@ -214,7 +214,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             .map(|(t, o)| (t.clone(), matches!(o, Origin::File(_))))
             .collect();
         let cached = {
-            let cache = ctx.caches.get::<ScriptCache>();
+            let cache = ctx.io.caches.get::<ScriptCache>();
             cache
                 .entries
                 .iter()
@@ -225,13 +225,13 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             Some(s) => s,
             None => {
                 let parsed = {
-                    let mut re_cache = ctx.caches.get::<regex::Cache>();
+                    let mut re_cache = ctx.io.caches.get::<regex::Cache>();
                     parse::parse(&pieces, extended, posix, &mut re_cache)
                 };
                 match parsed {
                     Ok(s) => {
                         let s = std::rc::Rc::new(s);
-                        let mut cache = ctx.caches.get::<ScriptCache>();
+                        let mut cache = ctx.io.caches.get::<ScriptCache>();
                         if cache.entries.len() >= SCRIPT_CACHE {
                             cache.entries.remove(0);
                         }
@@ -277,7 +277,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let sep = if zero { 0 } else { b'\n' };
     let input = run::Input::new(files, sep, separate);
     let mut runner = run::Runner::new(&script, input, quiet, line_wrap, posix, debug);
-    let end = runner.run(ctx.budget, ctx.stdout, ctx.stderr)?;
+    let end = runner.run(ctx.io.budget, ctx.stdout, ctx.stderr)?;
     Ok(match end {
         run::End::Exit(code) => {
             if code != 0 {

@@ -139,7 +139,7 @@ async fn input_names(
             ))))
         }
     };
-    ctx.budget.spend_bytes(list.len())?;
+    ctx.io.budget.spend_bytes(list.len())?;
     let body = list.strip_suffix(b"\0").unwrap_or(&list);
     let mut names = Vec::new();
     if !list.is_empty() {
@@ -210,14 +210,14 @@ async fn sort_main(
     let mut lines: Vec<&[u8]> = Vec::new();
     let mut file_starts = Vec::with_capacity(inputs.len());
     for data in &inputs {
-        ctx.budget.spend_bytes(data.len())?;
+        ctx.io.budget.spend_bytes(data.len())?;
         file_starts.push(lines.len());
         let body = data.strip_suffix(&[opts.eol]).unwrap_or(data);
         if data.is_empty() {
             continue;
         }
         for line in body.split(|&b| b == opts.eol) {
-            ctx.budget.spend(1)?;
+            ctx.io.budget.spend(1)?;
             lines.push(line);
         }
     }
@@ -231,11 +231,11 @@ async fn sort_main(
         work += compare::decorate(line, cfg, &mut decor);
         // Spent as it grows, so that a budget runs out before all keys are read.
         if work >= 4096 {
-            ctx.budget.spend(work / 4)?;
+            ctx.io.budget.spend(work / 4)?;
             work %= 4;
         }
     }
-    ctx.budget.spend(work / 4)?;
+    ctx.io.budget.spend(work / 4)?;
     let kv = |i: usize| &decor[i * nkeys..(i + 1) * nkeys];
     let cmp = |i: usize, j: usize| compare::compare(lines[i], kv(i), lines[j], kv(j), cfg);
     // GNU never finds two NaN keys equal when it removes duplicates.
@@ -298,7 +298,7 @@ async fn sort_main(
         if let Some((_, show_keys)) = &opts.debug {
             let before = out.len();
             debug::annotate(out, lines[i], kv(i), cfg, *show_keys);
-            ctx.budget.spend_bytes(out.len() - before)?;
+            ctx.io.budget.spend_bytes(out.len() - before)?;
             continue;
         }
         out.extend_from_slice(lines[i]);
@@ -684,7 +684,7 @@ fn parse_args(
     }
     let mut salt = [0u8; 8];
     if keys.iter().any(|k| k.order.random) {
-        ctx.host.fill_random(&mut salt);
+        ctx.io.host.fill_random(&mut salt);
     }
     let debug = debug.then(|| {
         let mut unsorted = global;
