@@ -26,7 +26,10 @@ while [ $# -gt 0 ]; do
         # Its Worker, built by its own build script with this checkout's npm packages.
         [ -e "$src/node_modules" ] || ln -s "$PWD/node_modules" "$src/node_modules"
         "$src/scripts/build.sh" >&2
-        args+=(--against-worker "$src/wrangler.toml")
+        # A name of its own: two local Workers of one name share their Durable Objects
+        # through wrangler's registry of dev sessions.
+        sed 's/^name = "mkfifo"$/name = "mkfifo-older"/' "$src/wrangler.toml" >"$src/wrangler.older.toml"
+        args+=(--against-worker "$src/wrangler.older.toml")
         shift 2
     else
         args+=("$1")
