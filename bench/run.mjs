@@ -10,8 +10,8 @@
 // --against BINARY: another mkfifo-sh (an older build) runs each case too, in the same
 // run, interleaved with this one, and the table gains its column and the ratio: figures
 // from different days on a shared machine differ by more than the changes measured.
-// --against-worker WRANGLER_TOML: likewise in workerd, a second wrangler dev running the
-// older Worker (its built checkout's wrangler.toml).
+// --against-worker WRANGLER_TOML: likewise in workerd, the older Worker (its built
+// checkout's wrangler.toml) in a wrangler dev of its own, after this one.
 //
 // Method: the time of one operation is the difference between a script that does it N
 // times and one that does it once, divided by N - 1; each script runs K times and the
@@ -401,6 +401,7 @@ async function main() {
   let worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
   let older = null;
   const out = [];
+  const measured = [];
   try {
     // From the start of wrangler dev to the first answer of a FIFO (the first Request
     // instantiates the WebAssembly module and the object).
@@ -410,9 +411,6 @@ async function main() {
     await first.text();
     const firstMs = worker.readyMs + Number(process.hrtime.bigint() - t0) / 1e6;
     out.push(`wrangler dev: static assets served ${worker.readyMs} ms after the start, a FIFO's first answer at ${firstMs.toFixed(0)} ms\n`);
-    older = AGAINST_WORKER
-      ? await startWorker({ config: AGAINST_WORKER, vars: { MKFIFO_STEPS: "1000000000000" } })
-      : null;
     if (AGAINST) {
       out.push("| case | native | native, older build | this / older | workerd | workerd, older build | this / older | OS tool |");
       out.push("|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -436,23 +434,35 @@ async function main() {
           rounds.this.push(await perOp((k) => nativeTime(c, text(k)), c.n, NATIVE_SPAN_MS, maxN));
           rounds.older.push(await perOp((k) => nativeTime(c, text(k), AGAINST), c.n, NATIVE_SPAN_MS, maxN));
         }
-        const [nt, ot] = [median(rounds.this), median(rounds.older)];
-        const wrounds = { this: [], older: [] };
-        for (let r = 0; r < (older ? (QUICK ? 1 : 3) : 1); r++) {
-          wrounds.this.push(await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN));
-          if (older) wrounds.older.push(await perOp((k) => workerdTime(older.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN));
-        }
-        const wt = median(wrounds.this);
-        const wo = older ? median(wrounds.older) : null;
-        const wcols = older ? `${show(c, wo)} | ${(wt / wo).toFixed(2)}` : " | ";
-        out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, ot)} | ${(nt / ot).toFixed(2)} | ${show(c, wt)} | ${wcols} | ${osTool(c)} |`);
-        console.error(out.at(-1));
+        const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN);
+        measured.push({ c, text, maxN, nt: median(rounds.this), ot: median(rounds.older), wt });
+        console.error(c.name, show(c, measured.at(-1).nt), show(c, measured.at(-1).ot), show(c, wt));
         continue;
       }
       const nt = await perOp((k) => nativeTime(c, text(k)), c.n, NATIVE_SPAN_MS, maxN);
       const wt = await perOp((k) => workerdTime(worker.base, c, text(k)), c.n, WORKERD_SPAN_MS, maxN);
       out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, wt)} | ${osTool(c)} |`);
       console.error(out.at(-1));
+    }
+    if (AGAINST) {
+      // The older Worker after this one, not beside it: two wrangler dev sessions at once
+      // disturbed each other here (connections closed mid-request).
+      let wo = measured.map(() => null);
+      if (AGAINST_WORKER) {
+        await worker.stop();
+        older = await startWorker({ config: AGAINST_WORKER, vars: { MKFIFO_STEPS: "1000000000000" } });
+        wo = [];
+        for (const m of measured) {
+          wo.push(await perOp((k) => workerdTime(older.base, m.c, m.text(k)), m.c.n, WORKERD_SPAN_MS, m.maxN));
+        }
+        await older.stop();
+        older = null;
+        worker = await startWorker({ vars: { MKFIFO_STEPS: "1000000000000", MKFIFO_STATS: "1" } });
+      }
+      for (const [i, { c, nt, ot, wt }] of measured.entries()) {
+        const wcols = wo[i] === null ? " | " : `${show(c, wo[i])} | ${(wt / wo[i]).toFixed(2)}`;
+        out.push(`| ${c.name} | ${show(c, nt)} | ${show(c, ot)} | ${(nt / ot).toFixed(2)} | ${show(c, wt)} | ${wcols} | ${osTool(c)} |`);
+      }
     }
     if (!CASES_ONLY && (!ONLY || "streams".includes(ONLY))) {
       // A fresh Worker: the memory figures are the streams' own. (With a budget of 10^12
