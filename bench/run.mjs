@@ -447,8 +447,8 @@ async function main() {
       console.error(out.at(-1));
     }
     if (AGAINST) {
-      // The older Worker after this one, not beside it: two wrangler dev sessions at once
-      // disturbed each other here (connections closed mid-request).
+      // The older Worker after this one, in a wrangler dev of its own. (Its column then
+      // meets other load than this one's; bench/pair.mjs runs both at once, alternating.)
       let wo = measured.map(() => null);
       if (AGAINST_WORKER) {
         await worker.stop();

@@ -131,6 +131,21 @@ fn step_counts_are_the_same_on_every_run() {
     assert_eq!(short.status, mkfifo::shell::STEP_LIMIT_STATUS);
 }
 
+/// A stage's words are expanded once, whichever way the stage runs: 6,400 bytes of
+/// expansion are 100 steps (one per 64 bytes) in a stage that is a function, a builtin run
+/// as a light stage, or a builtin under `set -x` (which runs it in a shell of its own).
+#[test]
+fn a_stage_spends_its_expansion_once() {
+    for (options, stage) in [("", "f"), ("", "true"), ("set -x; ", "true")] {
+        let steps = |arg: &str| {
+            let script =
+                format!("{options}x=$(printf '%06400d' 0); f() {{ true; }}; {stage} {arg} | cat");
+            run(&script).steps
+        };
+        assert_eq!(steps("\"$x\"") - steps("\"\""), 100, "{options}{stage}");
+    }
+}
+
 #[test]
 fn xargs_runs_each_command_once_with_what_it_needs() {
     let (base, count) = server();

@@ -787,10 +787,10 @@ impl<'s> Exec<'s> {
         builtin_ended(ran, &argv[0])
     }
 
-    /// A pipeline stage that is a builtin with plain words (see [`Simple::words_are_plain`]),
-    /// no assignments and no redirections but among fds 0-2 and `/dev/null` (see
-    /// [`Simple::std_redirs`]), under neither `set -x` nor `set -u`: its words, expanded
-    /// now, the builtin and its fds. Such a stage runs with the shell's state as it is
+    /// A pipeline stage that is a builtin named by an unquoted literal, with plain words
+    /// (see [`Simple::words_are_plain`]), no assignments and no redirections but among fds
+    /// 0-2 and `/dev/null` (see [`Simple::std_redirs`]), under neither `set -x` nor
+    /// `set -u`: its words, expanded now, the builtin and its fds. Such a stage runs with the shell's state as it is
     /// (a subshell's copy would be the same and nothing in the stage changes it), not as a
     /// shell of its own. `None` for any other stage.
     async fn light_stage(&mut self, cmd: &Command, io: Io) -> Option<LightStage> {
@@ -805,18 +805,23 @@ impl<'s> Exec<'s> {
             return None;
         }
         let fds = s.std_redirs()?;
-        let line = std::mem::replace(&mut self.line, s.line);
-        let argv = self.expand_words(&s.words, io).await;
-        self.line = line;
-        let argv = argv.ok()?;
-        let name = argv.first()?;
-        // No builtin of the table has the name of a special builtin (a test in
+        // The command is known from its first word before anything is expanded, so a
+        // stage that is not light is expanded once, by its own shell (an expansion spends
+        // steps). No builtin of the table has the name of a special builtin (a test in
         // `special.rs` says so): only a function can stand before it.
+        let name = s.words.first()?.as_literal()?;
         let tool = builtins::lookup(name)?;
         if self.st.func(name).is_some() {
             return None;
         }
-        Some(LightStage { argv, tool, fds })
+        let line = std::mem::replace(&mut self.line, s.line);
+        let argv = self.expand_words(&s.words, io).await;
+        self.line = line;
+        Some(LightStage {
+            argv: argv.ok()?,
+            tool,
+            fds,
+        })
     }
 
     /// Runs FIFO `argv[0]`; `None` when there is no such FIFO.
