@@ -11,6 +11,7 @@ import { putFifo, startWorker } from "../tests/worker/harness.mjs";
 
 const [config, bytes, count, ...ops] = process.argv.slice(2);
 const N = Number(count);
+const ROUNDS = Number(process.env.ROUNDS || 5);
 const body = Buffer.from("foo bar,baz alpha,beta the quick,brown x1 y22\n".repeat(Math.ceil(Number(bytes) / 46))).subarray(0, Number(bytes));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const vars = { MKFIFO_STEPS: "1000000000000" };
@@ -34,7 +35,7 @@ async function scriptTime(base, op, n) {
 try {
   for (const op of ops) {
     const per = { current: [], older: [] };
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       for (const [name, w] of [["current", current], ["older", older]]) {
         per[name].push(((await scriptTime(w.base, op, N)) - (await scriptTime(w.base, op, 1))) / (N - 1));
       }

@@ -3,7 +3,8 @@
 // isolate) taken through wrangler's inspector while one client sends a scenario's
 // Requests, summed by function.
 //
-//   node bench/profile.mjs [--scenario echo|script|json|async] [--seconds 5] [--clients 1] [--top 40] [--floor]
+//   node bench/profile.mjs [--scenario echo|script|json|async|hmac|cut] [--seconds 5] [--clients 1] [--top 40]
+//                          [--floor | --config WRANGLER_TOML]
 //   (after scripts/build.sh)
 //
 // Prints the Requests/s of the profiled run, then the functions with the most self time
@@ -32,7 +33,14 @@ const SCENARIOS = {
     want: 200,
   },
   async: { envelope: (dest) => `To: ${dest}/in\n`, body: "deliver me\n", want: 202 },
+  // Short builtins in pipelines, 200 to a Request: where a builtin's own fixed cost goes.
+  hmac: { envelope: repeated("printf '%s' \"$x\" | hmac -K 000102030405060708090a0b0c0d0e0f"), body: "foo bar,baz alpha,beta the quick,brown x1 y22\n".slice(0, 64), want: 200 },
+  cut: { envelope: repeated("printf '%s' \"$x\" | cut -d, -f2"), body: "foo bar,baz alpha,beta the quick,brown x1 y22\n".repeat(20), want: 200 },
 };
+
+function repeated(op) {
+  return `To: -\n\nx=$(cat)\n${Array.from({ length: 200 }, () => `${op} >/dev/null`).join("\n")}\n`;
+}
 
 // The DevTools protocol over the inspector's WebSocket: one call at a time.
 async function inspector(port) {
@@ -112,7 +120,7 @@ dest.requests.push = () => 0;
 const FLOOR = args.includes("--floor");
 const worker = FLOOR
   ? await startWorker({ config: path.join(ROOT, "bench/floor/wrangler.toml") })
-  : await startWorker({ vars: { MKFIFO_STEPS: "100000000" } });
+  : await startWorker({ config: opt("--config", null), vars: { MKFIFO_STEPS: "100000000" } });
 try {
   const envelope = typeof scenario.envelope === "function" ? scenario.envelope(dest.url) : scenario.envelope;
   if (!FLOOR) await putFifo(worker.base, "profiled", envelope);

@@ -10,10 +10,13 @@
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
+
+use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
 use crate::host::LocalFuture;
@@ -465,18 +468,33 @@ impl Wake for PassWaker {
     }
 }
 
+thread_local! {
+    /// Pass wakers that no one holds any more, for the next pipelines: a script runs many
+    /// short pipelines, and an allocation for each costs as much as a short stage's work.
+    static IDLE_PASS_WAKERS: RefCell<Vec<Arc<PassWaker>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The most idle pass wakers kept: one per level of pipelines run inside a pipeline's stage.
+const IDLE_PASS_WAKERS_KEPT: usize = 8;
+
+/// The results of a pipeline's stages, in order.
+pub type StageResults<T> = SmallVec<[T; 5]>;
+
 /// Runs `stages` together and gives each one's result, in order. The stages are polled in
 /// passes from left to right, each once a pass, and passes go on while a stage woke
 /// another (a writer filled a pipe, a reader emptied one); so a writer fills its pipe
-/// before its reader runs, and the order of work is the same on every run. The stages are
-/// pinned side by side in one allocation. (Past 30 stages, `join_all` keeps them in a
-/// queue of its own and polls only those woken, in the order they woke: still the same
-/// order on every run, but not a pass from left to right.)
-pub async fn join_stages<F: Future>(stages: impl IntoIterator<Item = F>) -> Vec<F::Output> {
-    let pass = Arc::new(PassWaker::default());
+/// before its reader runs, and the order of work is the same on every run, whatever the
+/// pipeline's length. The stages lie side by side in the caller's future (a stage's own
+/// state is boxed or borrowed, so a stage is small and `Unpin`).
+pub async fn join_stages<F: Future + Unpin>(
+    stages: impl IntoIterator<Item = F>,
+) -> StageResults<F::Output> {
+    let mut all = Stages(stages.into_iter().map(Stage::Running).collect());
+    let pass = IDLE_PASS_WAKERS
+        .with(|idle| idle.borrow_mut().pop())
+        .unwrap_or_default();
     let waker = Waker::from(pass.clone());
-    let mut all = std::pin::pin!(futures_util::future::join_all(stages));
-    std::future::poll_fn(|cx| {
+    let results = std::future::poll_fn(|cx| {
         if let Ok(mut w) = pass.outer.lock() {
             match &*w {
                 Some(old) if old.will_wake(cx.waker()) => {}
@@ -485,15 +503,63 @@ pub async fn join_stages<F: Future>(stages: impl IntoIterator<Item = F>) -> Vec<
         }
         loop {
             pass.woke.store(false, Ordering::Relaxed);
-            if let Poll::Ready(v) = all.as_mut().poll(&mut Context::from_waker(&waker)) {
-                return Poll::Ready(v);
+            if all.poll_pass(&mut Context::from_waker(&waker)) {
+                return Poll::Ready(all.take_results());
             }
             if !pass.woke.load(Ordering::Relaxed) {
                 return Poll::Pending;
             }
         }
     })
-    .await
+    .await;
+    drop(waker);
+    // A clone still held somewhere (a host's pending callback) keeps this waker to itself.
+    if Arc::strong_count(&pass) == 1 {
+        if let Ok(mut w) = pass.outer.lock() {
+            *w = None;
+        }
+        IDLE_PASS_WAKERS.with(|idle| {
+            let mut idle = idle.borrow_mut();
+            if idle.len() < IDLE_PASS_WAKERS_KEPT {
+                idle.push(pass);
+            }
+        });
+    }
+    results
+}
+
+enum Stage<F: Future> {
+    Running(F),
+    Ended(F::Output),
+    Taken,
+}
+
+struct Stages<F: Future>(SmallVec<[Stage<F>; 5]>);
+
+impl<F: Future + Unpin> Stages<F> {
+    /// Polls each stage still running once, from left to right; whether all have ended.
+    fn poll_pass(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut all_ended = true;
+        for stage in &mut self.0 {
+            if let Stage::Running(f) = stage {
+                match Pin::new(f).poll(cx) {
+                    Poll::Ready(v) => *stage = Stage::Ended(v),
+                    Poll::Pending => all_ended = false,
+                }
+            }
+        }
+        all_ended
+    }
+
+    fn take_results(&mut self) -> StageResults<F::Output> {
+        self.0
+            .iter_mut()
+            .filter_map(|s| match std::mem::replace(s, Stage::Taken) {
+                Stage::Ended(v) => Some(v),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Runs `fut` to its end on this thread, for callers with nothing else to do meanwhile

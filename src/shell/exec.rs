@@ -305,73 +305,79 @@ impl<'s> Exec<'s> {
         // The words of a stage that runs a builtin and whose expansion changes nothing
         // are expanded here, before the stages start: such a stage needs no shell of its
         // own (see `light_stage`).
-        let mut lights: SmallVec<[Option<LightStage>; 8]> = SmallVec::with_capacity(n);
+        let mut lights: SmallVec<[Option<LightStage>; 5]> = SmallVec::with_capacity(n);
         for cmd in &p.cmds {
             lights.push(self.light_stage(cmd, io).await);
         }
-        let mut next_reads: Option<Pipe> = None;
-        let this = &*self;
-        let stages = p
-            .cmds
-            .iter()
-            .zip(lights)
-            .enumerate()
-            .map(|(i, (cmd, light))| {
-                let reads = next_reads.take();
-                let writes = (i + 1 < n).then(Pipe::new);
-                next_reads.clone_from(&writes);
-                let stdin = match &reads {
-                    Some(pipe) => Stdin::pipe(pipe.clone()),
-                    None => this.inputs[io.stdin].clone(),
-                };
-                let out = match &writes {
-                    Some(pipe) => Out::Pipe(pipe.clone()),
-                    None => this.sink(io.out),
-                };
-                // The stage's process has ended: its reader sees the end of the pipe, its
-                // writer a broken pipe.
-                let end = move || {
-                    if let Some(pipe) = writes {
-                        pipe.close_write();
-                    }
-                    if let Some(pipe) = reads {
-                        pipe.close_read();
-                    }
-                };
-                if let (Some(light), Command::Simple(s)) = (light, cmd) {
-                    let LightStage { argv, tool, fds } = light;
+        // `pipes[i]` runs from stage i to stage i + 1. The stages borrow these and their
+        // light stages' streams, which outlive them here.
+        let pipes: SmallVec<[Pipe; 4]> = (1..n).map(|_| Pipe::new()).collect();
+        let mut streams: SmallVec<[Streams; 5]> = SmallVec::with_capacity(n);
+        for (i, light) in lights.iter().enumerate() {
+            let stdin = match i.checked_sub(1) {
+                Some(before) => Stdin::pipe(pipes[before].clone()),
+                None => self.inputs[io.stdin].clone(),
+            };
+            let out = match pipes.get(i) {
+                Some(pipe) => Out::Pipe(pipe.clone()),
+                None => self.sink(io.out),
+            };
+            streams.push(match light {
+                Some(light) => {
                     let pick = |fd: StdFd| match fd {
                         StdFd::Out => out.clone(),
                         StdFd::Err => err.clone(),
                         StdFd::In | StdFd::Null => Out::Null,
                     };
-                    let (out, err) = (pick(fds[1]), pick(fds[2]));
-                    let stdin = match fds[0] {
+                    let stdin = match light.fds[0] {
                         StdFd::Null => Stdin::default(),
                         _ => stdin,
                     };
-                    return Either::Left(async move {
-                        let r = if let Err(e) = this.sh.budget.spend(1) {
-                            Err(e.into())
-                        } else {
-                            let sh = this.sh;
-                            let ran = start_builtin(sh, &this.st, tool, &argv, &stdin, &out, &err);
-                            builtin_ended(ran.await, &argv[0])
-                        };
-                        end();
-                        (sub_status(r), s.line)
-                    });
+                    Streams {
+                        stdin,
+                        out: pick(light.fds[1]),
+                        err: pick(light.fds[2]),
+                    }
                 }
-                let mut child = this.stage(stdin, out, err.clone());
-                Either::Right(Box::pin(async move {
-                    let r = match child.enter() {
-                        Ok(()) => child.command(cmd, Exec::TOP).await,
-                        Err(e) => Err(e),
-                    };
-                    end();
-                    (sub_status(r), child.line)
-                }))
+                None => Streams {
+                    stdin,
+                    out,
+                    err: err.clone(),
+                },
             });
+        }
+        let this = &*self;
+        let pipes = &pipes;
+        let stages = p.cmds.iter().zip(&lights).zip(&streams).enumerate().map(
+            |(i, ((cmd, light), streams))| {
+                let end = StageEnd { pipes, i };
+                match (light, cmd) {
+                    (Some(light), Command::Simple(s)) => Either::Left(LightRun {
+                        exec: this,
+                        stage: light,
+                        streams,
+                        running: None,
+                        end,
+                        line: s.line,
+                    }),
+                    _ => {
+                        let mut child = this.stage(
+                            streams.stdin.clone(),
+                            streams.out.clone(),
+                            streams.err.clone(),
+                        );
+                        Either::Right(Box::pin(async move {
+                            let r = match child.enter() {
+                                Ok(()) => child.command(cmd, Exec::TOP).await,
+                                Err(e) => Err(e),
+                            };
+                            end.run();
+                            (sub_status(r), child.line)
+                        }))
+                    }
+                }
+            },
+        );
         let results = join_stages(stages).await;
         let mut status = 0;
         let mut failed = 0;
@@ -897,6 +903,86 @@ struct LightStage {
     argv: Vec<Vec<u8>>,
     tool: Run,
     fds: [StdFd; 3],
+}
+
+/// A pipeline stage's standard streams.
+struct Streams {
+    stdin: Stdin,
+    out: Out,
+    err: Out,
+}
+
+/// The end of stage `i`'s process: its reader sees the end of the pipe it wrote, its
+/// writer a broken pipe on the pipe it read.
+#[derive(Clone, Copy)]
+struct StageEnd<'p> {
+    pipes: &'p [Pipe],
+    i: usize,
+}
+
+impl StageEnd<'_> {
+    fn run(self) {
+        if let Some(pipe) = self.pipes.get(self.i) {
+            pipe.close_write();
+        }
+        if let Some(pipe) = self
+            .i
+            .checked_sub(1)
+            .and_then(|before| self.pipes.get(before))
+        {
+            pipe.close_read();
+        }
+    }
+}
+
+/// A light stage as it runs: its builtin's future, started when the stage is first polled
+/// (a step spent then, as for a stage's process starting). All it holds is borrowed or
+/// boxed, so it is small and moves freely.
+struct LightRun<'a, 's> {
+    exec: &'a Exec<'s>,
+    stage: &'a LightStage,
+    streams: &'a Streams,
+    running: Option<LocalFuture<'a, Result<Status, Error>>>,
+    end: StageEnd<'a>,
+    line: u32,
+}
+
+impl Future for LightRun<'_, '_> {
+    type Output = (R, u32);
+
+    fn poll(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let run = self.get_mut();
+        let stage = run.stage;
+        let builtin = match &mut run.running {
+            Some(builtin) => builtin,
+            None => {
+                if let Err(e) = run.exec.sh.budget.spend(1) {
+                    run.end.run();
+                    return std::task::Poll::Ready((sub_status(Err(e.into())), run.line));
+                }
+                let sh = run.exec.sh;
+                let Streams { stdin, out, err } = run.streams;
+                run.running.insert(start_builtin(
+                    sh,
+                    &run.exec.st,
+                    stage.tool,
+                    &stage.argv,
+                    stdin,
+                    out,
+                    err,
+                ))
+            }
+        };
+        let std::task::Poll::Ready(ran) = builtin.as_mut().poll(cx) else {
+            return std::task::Poll::Pending;
+        };
+        run.running = None;
+        run.end.run();
+        std::task::Poll::Ready((sub_status(builtin_ended(ran, &stage.argv[0])), run.line))
+    }
 }
 
 /// Starts builtin `tool` with these streams and the variables of `vars`: its future, a
