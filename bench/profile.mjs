@@ -3,17 +3,21 @@
 // isolate) taken through wrangler's inspector while one client sends a scenario's
 // Requests, summed by function.
 //
-//   node bench/profile.mjs [--scenario echo|script|json|async|hmac|cut] [--seconds 5] [--clients 1] [--top 40]
+//   node bench/profile.mjs [--scenario echo|script|json|async|hmac|cut|s3get] [--seconds 5] [--clients 1] [--top 40]
 //                          [--floor | --config WRANGLER_TOML]
 //   (after scripts/build.sh)
 //
 // Prints the Requests/s of the profiled run, then the functions with the most self time
 // (time in the function itself, not in what it calls), and the same summed by where the
-// code lives (the entry module, the wasm module, the runtime).
+// code lives (the entry module, the wasm module, the runtime). PROFILE_LOG=1 also prints
+// the end of wrangler's output. s3get: S3GET_BYTES sets the file's size (100 MiB); through
+// wrangler dev's local relay a 100 MiB answer takes 10 to 20 s, so a run of a few seconds
+// holds too few Requests for a figure: a small file shows the same work in the object.
 import http from "node:http";
 import WebSocket from "ws";
 import path from "node:path";
-import { ROOT, putFifo, startServer, startWorker } from "../tests/worker/harness.mjs";
+import fs from "node:fs";
+import { ROOT, api, putFifo, startRcloneS3, startServer, startWorker, tempDir } from "../tests/worker/harness.mjs";
 import { request } from "../tests/stress/checks.mjs";
 
 const args = process.argv.slice(2);
@@ -36,6 +40,10 @@ const SCENARIOS = {
   // Short builtins in pipelines, 200 to a Request: where a builtin's own fixed cost goes.
   hmac: { envelope: repeated("printf '%s' \"$x\" | hmac -K 000102030405060708090a0b0c0d0e0f"), body: "foo bar,baz alpha,beta the quick,brown x1 y22\n".slice(0, 64), want: 200 },
   cut: { envelope: repeated("printf '%s' \"$x\" | cut -d, -f2"), body: "foo bar,baz alpha,beta the quick,brown x1 y22\n".repeat(20), want: 200 },
+  // A download of 100 MiB from a bucket (rclone serve s3) served by the s3 envelope: the
+  // object signs a request and answers X-Accel-Redirect, and the platform streams the
+  // bytes (a passthrough): what the isolate spends on one download.
+  s3get: { s3: { key: "big.bin", bytes: Number(process.env.S3GET_BYTES || 100 * 1024 * 1024) }, method: "GET", path: "big.bin", want: 200 },
 };
 
 function repeated(op) {
@@ -81,8 +89,12 @@ async function drive(base, scenario, clients, seconds) {
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (Date.now() < end) {
-        const r = await request(agent, `${base}/profiled/`, { method: "POST", headers: scenario.headers, body: scenario.body });
-        if (r.status !== scenario.want) wrong++;
+        const r = await request(agent, `${base}/profiled/${scenario.path || ""}`, {
+          method: scenario.method || "POST",
+          headers: scenario.headers,
+          body: scenario.body,
+        });
+        if (r.status !== scenario.want || (scenario.s3 && r.body.length !== scenario.s3.bytes)) wrong++;
         done++;
       }
     }),
@@ -121,9 +133,25 @@ const FLOOR = args.includes("--floor");
 const worker = FLOOR
   ? await startWorker({ config: path.join(ROOT, "bench/floor/wrangler.toml") })
   : await startWorker({ config: opt("--config", null), vars: { MKFIFO_STEPS: "100000000" } });
+// The s3 scenario's bucket, in a real local S3.
+const [KEY, SECRET] = ["AKIDPROFILE", "profile-secret"];
+const bucketDir = scenario.s3 && tempDir("mkfifo-profile-s3-");
+if (scenario.s3) {
+  fs.mkdirSync(path.join(bucketDir, "bkt"));
+  fs.writeFileSync(path.join(bucketDir, "bkt", scenario.s3.key), Buffer.alloc(scenario.s3.bytes, "x"));
+}
+const s3 = scenario.s3 && (await startRcloneS3(bucketDir, KEY, SECRET));
 try {
-  const envelope = typeof scenario.envelope === "function" ? scenario.envelope(dest.url) : scenario.envelope;
-  if (!FLOOR) await putFifo(worker.base, "profiled", envelope);
+  if (scenario.s3) {
+    const put = await api(worker.base, "PUT", "fifos/profiled?from=s3");
+    if (put.status !== 201) throw new Error(`PUT ?from=s3: ${put.status} ${await put.text()}`);
+    for (const [k, v] of Object.entries({ S3_ENDPOINT: s3.url, S3_BUCKET: "bkt", S3_ACCESS_KEY_ID: KEY, S3_SECRET_ACCESS_KEY: SECRET })) {
+      await (await api(worker.base, "PUT", `fifos/profiled/vars/${k}`, v)).text();
+    }
+  } else if (!FLOOR) {
+    const envelope = typeof scenario.envelope === "function" ? scenario.envelope(dest.url) : scenario.envelope;
+    await putFifo(worker.base, "profiled", envelope);
+  }
   await drive(worker.base, scenario, CLIENTS, 1); // warm: no figure counts the object's start
   const unprofiled = await drive(worker.base, scenario, CLIENTS, SECONDS);
   const dev = await inspector(worker.inspectorPort);
@@ -152,6 +180,9 @@ try {
   console.log("\n| module | self ms per Request |\n|---|---:|");
   for (const [where, v] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`| ${where} | ${perRequest(v)} |`);
 } finally {
+  if (process.env.PROFILE_LOG) console.error(worker.log().slice(-4000));
   await worker.stop();
   await dest.close();
+  await s3?.stop();
+  if (bucketDir) fs.rmSync(bucketDir, { recursive: true, force: true });
 }

@@ -30,6 +30,8 @@ export function tempDir(prefix = "mkfifo-state-") {
 // `persist` keeps state across restarts; `vars` are extra [vars]; `env` extra environment
 // (TMPDIR says where local send_email writes its .eml files); `config` another
 // wrangler.toml (bench/floor/'s, the benchmarks' empty object).
+const MAX_LOG = 64 << 20;
+
 export async function startWorker({ persist = tempDir(), vars = {}, env = {}, config = null, timeoutMs = 90_000 } = {}) {
   const port = await freePort();
   const inspectorPort = await freePort();
@@ -59,9 +61,14 @@ export async function startWorker({ persist = tempDir(), vars = {}, env = {}, co
       },
     },
   );
+  // wrangler's output, its last MAX_LOG characters: a long benchmark logs a line a Request.
   let log = "";
-  child.stdout.on("data", (d) => (log += d));
-  child.stderr.on("data", (d) => (log += d));
+  const keep = (d) => {
+    log += d;
+    if (log.length > MAX_LOG) log = log.slice(-MAX_LOG / 2);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
   const stop = () =>
     new Promise((resolve) => {
       if (child.exitCode !== null) return resolve();
