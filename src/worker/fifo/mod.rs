@@ -28,7 +28,7 @@ use crate::envelope::run::{self, Plan};
 use crate::envelope::{self, Compiled, Destination, Incoming};
 use crate::protocol::{self, FifoCall, FifoOp, FifoSummary};
 use crate::shell::{CacheStats, Shell};
-use store::{DeliveryState, Store};
+use store::{DeliveryState, Remembered, Store};
 
 /// The largest Request body a FIFO holds whole (to store it, or to pick values out of it);
 /// a larger one gets 413.
@@ -75,6 +75,8 @@ pub struct Fifo {
     shell: Rc<RefCell<Option<Shell>>>,
     /// Takes turns among large bodies held whole.
     gate: crate::gate::Gate,
+    /// What the store need not read again.
+    remembered: Rc<Remembered>,
     /// Since the object started, for `/_/stats`.
     counts: Counts,
 }
@@ -95,6 +97,7 @@ impl DurableObject for Fifo {
             envelope: RefCell::new(None),
             shell: Rc::default(),
             gate: crate::gate::Gate::default(),
+            remembered: Rc::default(),
             counts: Counts::default(),
         }
     }
@@ -153,6 +156,7 @@ impl Fifo {
         Store::telling(
             sql,
             Rc::new(move |change| live::announce(&state, &listened, change)),
+            self.remembered.clone(),
         )
     }
 
@@ -230,6 +234,7 @@ impl Fifo {
                 visible()?;
                 self.state.storage().delete_alarm().await?;
                 self.state.storage().delete_all().await?;
+                self.remembered.forget();
                 self.envelope.replace(None);
                 self.close_editors();
                 Ok(Response::empty()?.with_status(204))

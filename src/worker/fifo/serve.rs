@@ -94,7 +94,9 @@ impl Fifo {
         entry.status = resp.status_code();
         entry.duration_ms = now_ms() - started;
         store.log(&entry)?;
-        self.schedule(&store).await?;
+        if store.queue_changed() {
+            self.schedule(&store).await?;
+        }
         Ok(resp)
     }
 
@@ -170,7 +172,9 @@ impl Fifo {
                 entry.duration_ms = now_ms() - started;
                 self.report(&store, &incoming, &failed.errors_to, &error, None)?;
                 store.log(&entry)?;
-                self.schedule(&store).await?;
+                if store.queue_changed() {
+                    self.schedule(&store).await?;
+                }
                 return Err(Failure::new(500, error));
             }
         };

@@ -2,6 +2,7 @@
 //! row, its variables and its Request log. A FIFO that does not exist has no tables at
 //! all: looking at a missing FIFO writes nothing.
 
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use base64::Engine;
@@ -130,6 +131,31 @@ pub struct Store {
     sql: SqlStorage,
     /// Told of each new or changed log entry (the editors' live log).
     on_log: Option<LogListener>,
+    remembered: Rc<Remembered>,
+    /// Set by each write to what the alarm is for (Requests waiting, deliveries, the
+    /// schedule's next run): only then must the alarm be set again.
+    queue_changed: Rc<Cell<bool>>,
+}
+
+/// What the object remembers of its storage from one Request to the next, so that a
+/// Request does not read again what has not changed: that the schema is current, the
+/// FIFO's row, its variables. Only the object writes its storage, and every write of these
+/// goes through [`Store`], which forgets what it changes; a crash starts a new instance.
+#[derive(Default)]
+pub struct Remembered {
+    migrated: Cell<bool>,
+    /// `Some(None)`: known to hold no FIFO.
+    fifo: RefCell<Option<Option<FifoRow>>>,
+    vars: RefCell<Option<Rc<[(Vec<u8>, Vec<u8>)]>>>,
+}
+
+impl Remembered {
+    /// Forgets everything: the storage was emptied.
+    pub fn forget(&self) {
+        self.migrated.set(false);
+        self.fifo.replace(None);
+        self.vars.replace(None);
+    }
 }
 
 /// What is told of changes to the Request log.
@@ -344,15 +370,28 @@ enum Among<'a> {
 
 impl Store {
     pub fn new(sql: SqlStorage) -> Self {
-        Store { sql, on_log: None }
+        Store {
+            sql,
+            on_log: None,
+            remembered: Rc::default(),
+            queue_changed: Rc::default(),
+        }
     }
 
-    /// A store that tells `on_log` of each change to the Request log.
-    pub fn telling(sql: SqlStorage, on_log: LogListener) -> Self {
+    /// A store that tells `on_log` of each change to the Request log, and reads through
+    /// what the object `remembered`.
+    pub fn telling(sql: SqlStorage, on_log: LogListener, remembered: Rc<Remembered>) -> Self {
         Store {
             sql,
             on_log: Some(on_log),
+            remembered,
+            queue_changed: Rc::default(),
         }
+    }
+
+    /// Whether this store wrote anything that the alarm is for.
+    pub fn queue_changed(&self) -> bool {
+        self.queue_changed.get()
     }
 
     fn tell(&self, change: LogChange) {
@@ -368,23 +407,33 @@ impl Store {
 
     /// Applies the migrations this object has not seen yet.
     pub fn migrate(&self) -> worker::Result<()> {
-        schema::migrate(&self.sql, MIGRATIONS)
+        if !self.remembered.migrated.get() {
+            schema::migrate(&self.sql, MIGRATIONS)?;
+            self.remembered.migrated.set(true);
+        }
+        Ok(())
     }
 
     /// The FIFO this object holds, if any.
     pub fn fifo(&self) -> worker::Result<Option<FifoRow>> {
-        if self.version()? == 0 {
-            return Ok(None);
+        if let Some(known) = self.remembered.fifo.borrow().as_ref() {
+            return Ok(known.clone());
         }
-        self.migrate()?;
-        let rows: Vec<FifoRow> = self
-            .sql
-            .exec(
-                "SELECT name, envelope, created_at, updated_at, owner FROM fifo WHERE id = 1",
-                None,
-            )?
-            .to_array()?;
-        Ok(rows.into_iter().next())
+        let row = if !self.remembered.migrated.get() && self.version()? == 0 {
+            None
+        } else {
+            self.migrate()?;
+            let rows: Vec<FifoRow> = self
+                .sql
+                .exec(
+                    "SELECT name, envelope, created_at, updated_at, owner FROM fifo WHERE id = 1",
+                    None,
+                )?
+                .to_array()?;
+            rows.into_iter().next()
+        };
+        self.remembered.fifo.replace(Some(row.clone()));
+        Ok(row)
     }
 
     /// Creates or replaces the FIFO's envelope; true when the FIFO is new. A new FIFO
@@ -404,6 +453,7 @@ impl Store {
              ON CONFLICT (id) DO UPDATE SET envelope = excluded.envelope, updated_at = excluded.updated_at",
             vec![name.into(), envelope.into(), now.into(), now.into(), owner],
         )?;
+        self.remembered.fifo.replace(None);
         Ok(created)
     }
 
@@ -430,7 +480,10 @@ impl Store {
     }
 
     /// The variables with their values, for running the envelope.
-    pub fn var_values(&self) -> worker::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    pub fn var_values(&self) -> worker::Result<Rc<[(Vec<u8>, Vec<u8>)]>> {
+        if let Some(known) = self.remembered.vars.borrow().as_ref() {
+            return Ok(known.clone());
+        }
         let mut out = Vec::new();
         for row in self
             .sql
@@ -442,6 +495,8 @@ impl Store {
                 out.push((k.clone().into_bytes(), value_bytes(v)));
             }
         }
+        let out: Rc<[_]> = out.into();
+        self.remembered.vars.replace(Some(out.clone()));
         Ok(out)
     }
 
@@ -451,6 +506,7 @@ impl Store {
              ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
             vec![key.into(), value.to_vec().into(), now.into()],
         )?;
+        self.remembered.vars.replace(None);
         Ok(())
     }
 
@@ -460,6 +516,7 @@ impl Store {
             .sql
             .exec("DELETE FROM vars WHERE key = ?", vec![key.into()])?;
         let _ = cursor.raw().count();
+        self.remembered.vars.replace(None);
         Ok(cursor.rows_written() > 0)
     }
 
@@ -511,10 +568,12 @@ impl Store {
         if cut && entry.body.len() >= entry.request_bytes {
             self.keep_body(&entry.request_id, &entry.body)?;
         }
-        self.sql.exec(
-            "DELETE FROM log WHERE id <= ?",
-            vec![(id - LOG_ROWS).into()],
-        )?;
+        if id > LOG_ROWS {
+            self.sql.exec(
+                "DELETE FROM log WHERE id <= ?",
+                vec![(id - LOG_ROWS).into()],
+            )?;
+        }
         if id % 100 == 0 {
             self.forget_finished()?;
         }
@@ -720,6 +779,7 @@ impl Store {
     pub fn set_next_run(&self, at: Option<i64>) -> worker::Result<()> {
         self.sql
             .exec("UPDATE fifo SET next_run = ? WHERE id = 1", vec![at.into()])?;
+        self.queue_changed.set(true);
         Ok(())
     }
 
@@ -795,6 +855,7 @@ impl Store {
                 body.to_vec().into(),
             ],
         )?;
+        self.queue_changed.set(true);
         Ok(())
     }
 
@@ -825,6 +886,7 @@ impl Store {
             "DELETE FROM requests WHERE request_id = ?",
             vec![request_id.into()],
         )?;
+        self.queue_changed.set(true);
         Ok(())
     }
 
@@ -858,6 +920,7 @@ impl Store {
                 now.into(),
             ],
         )?;
+        self.queue_changed.set(true);
         Ok(())
     }
 
@@ -921,6 +984,7 @@ impl Store {
              WHERE id = ?",
             vec![state.into(), next_at.into(), status, error_value, delivery.id.into()],
         )?;
+        self.queue_changed.set(true);
         Ok(())
     }
 
