@@ -241,11 +241,14 @@ pub async fn stream(
                 entry.outcome = store::Outcome::Failed;
                 entry.error = format!("{}: {}", f.what, f.message);
                 on_failure(&store, &entry.error);
+                if let Err(e) = store.log(&entry) {
+                    worker::console_error!("log of {}: {e}", entry.request_id);
+                }
             }
-            None => entry.outcome = store::Outcome::Answered,
-        }
-        if let Err(e) = store.log(&entry) {
-            worker::console_error!("log of {}: {e}", entry.request_id);
+            None => {
+                entry.outcome = store::Outcome::Answered;
+                store.log_soon(entry);
+            }
         }
     };
     let mut output = Output {

@@ -103,11 +103,13 @@ impl DurableObject for Fifo {
     }
 
     async fn alarm(&self) -> Result<Response> {
+        self.store().write_unwritten();
         self.run_alarm().await?;
         Response::ok("")
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
+        self.store().write_unwritten();
         let op = req.headers().get(protocol::OP)?;
         let mut resp = match op {
             Some(op) => match serde_json::from_str::<FifoCall>(&op) {
@@ -126,6 +128,7 @@ impl DurableObject for Fifo {
         ws: WebSocket,
         message: WebSocketIncomingMessage,
     ) -> Result<()> {
+        self.store().write_unwritten();
         self.live_message(&ws, message)
     }
 

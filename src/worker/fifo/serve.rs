@@ -93,9 +93,12 @@ impl Fifo {
         };
         entry.status = resp.status_code();
         entry.duration_ms = now_ms() - started;
-        store.log(&entry)?;
+        // A Request that left nothing to do later is logged once its answer has left.
         if store.queue_changed() {
+            store.log(&entry)?;
             self.schedule(&store).await?;
+        } else {
+            store.log_soon(entry);
         }
         Ok(resp)
     }

@@ -141,12 +141,14 @@ pub struct Store {
 /// Request does not read again what has not changed: that the schema is current, the
 /// FIFO's row, its variables. Only the object writes its storage, and every write of these
 /// goes through [`Store`], which forgets what it changes; a crash starts a new instance.
+/// Also the log entries of answers already on their way ([`Store::log_soon`]).
 #[derive(Default)]
 pub struct Remembered {
     migrated: Cell<bool>,
     /// `Some(None)`: known to hold no FIFO.
     fifo: RefCell<Option<Option<FifoRow>>>,
     vars: RefCell<Option<Rc<[(Vec<u8>, Vec<u8>)]>>>,
+    unwritten: RefCell<Vec<LogEntry>>,
 }
 
 impl Remembered {
@@ -579,6 +581,34 @@ impl Store {
         }
         self.tell(LogChange::Added(id));
         Ok(id)
+    }
+
+    /// Logs an answered Request in a moment, once its answer has left: the platform holds
+    /// an answer until every write made before it is confirmed, and the log entry of an
+    /// answer is a record, not the Request (which has its answer). The entries are written
+    /// by a timer of no delay, or before anything else the object does
+    /// ([`Store::write_unwritten`]), whichever comes first, so that every read of the log
+    /// sees them; only a crash in that instant loses one.
+    pub fn log_soon(&self, entry: LogEntry) {
+        let mut unwritten = self.remembered.unwritten.borrow_mut();
+        unwritten.push(entry);
+        if unwritten.len() == 1 {
+            let store = self.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                worker::Delay::from(std::time::Duration::ZERO).await;
+                store.write_unwritten();
+            });
+        }
+    }
+
+    /// Writes the log entries that [`Store::log_soon`] holds.
+    pub fn write_unwritten(&self) {
+        let entries = std::mem::take(&mut *self.remembered.unwritten.borrow_mut());
+        for entry in entries {
+            if let Err(e) = self.log(&entry) {
+                worker::console_error!("log of {}: {e}", entry.request_id);
+            }
+        }
     }
 
     /// The newest `limit` entries before id `before` (all when `None`), newest first.
