@@ -109,13 +109,19 @@ function durableObject(Base) {
 export const Fifo = durableObject(wasm.Fifo);
 export const Account = durableObject(wasm.Account);
 
-// The client's headers minus any that only the Worker itself may set.
+// The client's headers minus any that only the Worker itself may set, and their size
+// (names and values). Copied whole by the runtime, then the rare internal ones deleted:
+// appending them one by one from here costs a FIFO's Request measurably more.
 function trustedHeaders(request) {
-  const headers = new Headers();
-  for (const [name, value] of request.headers) {
-    if (!name.startsWith(INTERNAL_PREFIX)) headers.append(name, value);
+  const headers = new Headers(request.headers);
+  let bytes = 0;
+  let internal = null;
+  for (const [name, value] of headers) {
+    bytes += name.length + value.length + 4;
+    if (name.startsWith(INTERNAL_PREFIX)) (internal ||= []).push(name);
   }
-  return headers;
+  if (internal) for (const name of internal) headers.delete(name);
+  return { headers, bytes };
 }
 
 // The request's body as a stream of its own: when the object answers before reading all
@@ -135,12 +141,6 @@ async function detachedBody(request) {
   const { readable, writable } = /^\d+$/.test(length || "") ? new FixedLengthStream(Number(length)) : new TransformStream();
   request.body.pipeTo(writable).catch(() => {});
   return readable;
-}
-
-function headerBytes(headers) {
-  let n = 0;
-  for (const [name, value] of headers) n += name.length + value.length + 4;
-  return n;
 }
 
 function fifoStub(env, name) {
@@ -227,10 +227,10 @@ async function toFifo(request, env, ctx, name) {
   const length = Number(request.headers.get("content-length") || 0);
   const limit = Math.min(Number(env.MKFIFO_MAX_BODY) || MAX_BODY_BYTES, MAX_BODY_BYTES);
   if (length > limit) return plain(413, `a Request body holds at most ${wasm.sizeText(limit)}`);
-  if (headerBytes(request.headers) > MAX_HEADER_BYTES) {
+  const { headers, bytes } = trustedHeaders(request);
+  if (bytes > MAX_HEADER_BYTES) {
     return plain(431, `Request Header Fields Too Large: a Request's headers hold at most ${wasm.sizeText(MAX_HEADER_BYTES)}`);
   }
-  const headers = trustedHeaders(request);
   headers.set("x-mkfifo-fifo", name);
   headers.set("x-mkfifo-remote-addr", request.headers.get("cf-connecting-ip") || "127.0.0.1");
   headers.set("x-mkfifo-request-id", crypto.randomUUID());
@@ -281,7 +281,7 @@ async function toRust(request, env, ctx, limit = MAX_API_BODY_BYTES) {
   if (length > limit) return plain(413, `at most ${limit >> 10} KiB here`);
   const body = request.body ? await request.arrayBuffer() : null;
   if (body && body.byteLength > limit) return plain(413, `at most ${limit >> 10} KiB here`);
-  const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request), body });
+  const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request).headers, body });
   freshAfterPanic();
   return guarded(wasm.fetch(inner, env, ctx));
 }

@@ -241,9 +241,7 @@ pub async fn stream(
                 entry.outcome = store::Outcome::Failed;
                 entry.error = format!("{}: {}", f.what, f.message);
                 on_failure(&store, &entry.error);
-                if let Err(e) = store.log(&entry) {
-                    worker::console_error!("log of {}: {e}", entry.request_id);
-                }
+                store.log_after_answer(&entry);
             }
             None => {
                 entry.outcome = store::Outcome::Answered;

@@ -8,6 +8,10 @@ use worker::{Delay, Request};
 use crate::gate::{Gate, Permit, BOUND, SMALL};
 use crate::worker::http::Failure;
 
+/// The largest body of a told length read in one call rather than chunk by chunk: it is
+/// held in JavaScript too while it is copied, so not the largest bodies.
+const ONE_READ: usize = 1024 * 1024;
+
 /// Waits for the gate as the platform's timers allow; `503` when the wait is too long.
 async fn enter(gate: &Gate, bytes: usize) -> Result<Permit, Failure> {
     gate.enter(bytes, Delay::from)
@@ -55,30 +59,30 @@ pub async fn read_held(
     if req.inner().body().is_none() {
         return Ok((Vec::new(), None));
     }
-    // A small body of a told length is read in one call: a stream reader costs more than
-    // its bytes (it takes several calls across to JavaScript).
-    if declared.is_some_and(|n| n <= SMALL) {
-        let body = req.bytes().await?;
-        if body.len() > limit {
-            return Err(too_large(limit));
-        }
-        return Ok((body, None));
-    }
-    let mut stream = req.stream()?;
     if declared.is_some_and(|n| n > limit) {
-        drain(&mut stream).await?;
+        drain(&mut req.stream()?).await?;
         return Err(too_large(limit));
     }
     let mut permit = match declared {
         Some(n) if n > SMALL => match enter(gate, n).await {
             Ok(p) => Some(p),
             Err(busy) => {
-                drain(&mut stream).await?;
+                drain(&mut req.stream()?).await?;
                 return Err(busy);
             }
         },
         _ => None,
     };
+    // A body of a told length up to [`ONE_READ`] is read in one call: a stream reader
+    // costs more than the bytes (several calls across to JavaScript for each chunk).
+    if declared.is_some_and(|n| n <= ONE_READ) {
+        let body = req.bytes().await?;
+        if body.len() > limit {
+            return Err(too_large(limit));
+        }
+        return Ok((body, permit));
+    }
+    let mut stream = req.stream()?;
     let mut body = Vec::with_capacity(declared.unwrap_or(0).min(limit));
     let mut over = false;
     while let Some(chunk) = stream.next().await {

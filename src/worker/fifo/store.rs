@@ -589,7 +589,13 @@ impl Store {
     /// by a timer of no delay, or before anything else the object does
     /// ([`Store::write_unwritten`]), whichever comes first, so that every read of the log
     /// sees them; only a crash in that instant loses one.
+    ///
+    /// An entry with a body longer than the log's part of it is written at once: its whole
+    /// body may be kept for replays, and is not held in memory meanwhile.
     pub fn log_soon(&self, entry: LogEntry) {
+        if entry.body.len() > LOG_BODY_BYTES {
+            return self.log_after_answer(&entry);
+        }
         let mut unwritten = self.remembered.unwritten.borrow_mut();
         unwritten.push(entry);
         if unwritten.len() == 1 {
@@ -605,9 +611,14 @@ impl Store {
     pub fn write_unwritten(&self) {
         let entries = std::mem::take(&mut *self.remembered.unwritten.borrow_mut());
         for entry in entries {
-            if let Err(e) = self.log(&entry) {
-                worker::console_error!("log of {}: {e}", entry.request_id);
-            }
+            self.log_after_answer(&entry);
+        }
+    }
+
+    /// Logs a Request whose answer has left: a failure can only be told to the operator.
+    pub fn log_after_answer(&self, entry: &LogEntry) {
+        if let Err(e) = self.log(entry) {
+            worker::console_error!("log of {}: {e}", entry.request_id);
         }
     }
 
