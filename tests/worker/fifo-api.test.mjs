@@ -165,3 +165,41 @@ test("unknown API paths and methods", async () => {
   assert.equal((await api(worker.base, "GET", "nothing")).status, 404);
   assert.equal((await api(worker.base, "POST", "fifos/x")).status, 405);
 });
+
+test("what a FIFO's object remembers between Requests changes with its envelope, variables and deletion", async () => {
+  const say = async () => {
+    const r = await fetch(`${worker.base}/remembers/`, { method: "POST", body: "x" });
+    return [r.status, (await r.text()).trim()];
+  };
+  await putFifo(worker.base, "remembers", 'To: -\n\necho "one $GREETING"\n');
+  assert.deepEqual(await say(), [200, "one"]);
+  assert.equal((await api(worker.base, "PUT", "fifos/remembers/vars/GREETING", "hi")).status, 200);
+  assert.deepEqual(await say(), [200, "one hi"]);
+  assert.equal((await api(worker.base, "PUT", "fifos/remembers/vars/GREETING", "ho")).status, 200);
+  assert.deepEqual(await say(), [200, "one ho"]);
+  assert.equal((await api(worker.base, "DELETE", "fifos/remembers/vars/GREETING")).status, 204);
+  assert.deepEqual(await say(), [200, "one"]);
+  await putFifo(worker.base, "remembers", 'To: -\n\necho "two $GREETING"\n');
+  assert.deepEqual(await say(), [200, "two"]);
+  assert.equal((await api(worker.base, "DELETE", "fifos/remembers")).status, 204);
+  assert.equal((await say())[0], 404);
+  assert.deepEqual(await getLog(worker.base, "remembers").catch(() => "gone"), "gone");
+  await putFifo(worker.base, "remembers", 'To: -\n\necho three\n');
+  assert.deepEqual(await say(), [200, "three"]);
+  // Each answered Request is in the log as soon as it is asked for, even though its entry
+  // is written just after its answer.
+  const log = await getLog(worker.base, "remembers");
+  assert.deepEqual(log.map((e) => [e.status, e.outcome]), [[200, "answered"]]);
+});
+
+test("the log entries of answers sent one right after another are all there, in order", async () => {
+  await putFifo(worker.base, "quick", "To: -\n");
+  const sent = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await fetch(`${worker.base}/quick/${i}`, { method: "POST", body: String(i) });
+    assert.equal(await r.text(), String(i));
+    sent.push(`/quick/${i}`);
+  }
+  const log = await getLog(worker.base, "quick", "?limit=100");
+  assert.deepEqual(log.map((e) => e.path).reverse(), sent);
+});
