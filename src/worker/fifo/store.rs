@@ -137,6 +137,9 @@ pub struct Store {
     queue_changed: Rc<Cell<bool>>,
 }
 
+/// The FIFO's variables, names and values, as the envelope runs with them.
+pub type VarValues = Rc<[(Vec<u8>, Vec<u8>)]>;
+
 /// What the object remembers of its storage from one Request to the next, so that a
 /// Request does not read again what has not changed: that the schema is current, the
 /// FIFO's row, its variables. Only the object writes its storage, and every write of these
@@ -147,7 +150,7 @@ pub struct Remembered {
     migrated: Cell<bool>,
     /// `Some(None)`: known to hold no FIFO.
     fifo: RefCell<Option<Option<FifoRow>>>,
-    vars: RefCell<Option<Rc<[(Vec<u8>, Vec<u8>)]>>>,
+    vars: RefCell<Option<VarValues>>,
     unwritten: RefCell<Vec<LogEntry>>,
 }
 
@@ -482,7 +485,7 @@ impl Store {
     }
 
     /// The variables with their values, for running the envelope.
-    pub fn var_values(&self) -> worker::Result<Rc<[(Vec<u8>, Vec<u8>)]>> {
+    pub fn var_values(&self) -> worker::Result<VarValues> {
         if let Some(known) = self.remembered.vars.borrow().as_ref() {
             return Ok(known.clone());
         }
