@@ -13,7 +13,8 @@
 // the middle of deliveries.
 import http from "node:http";
 import path from "node:path";
-import { ROOT, TOKEN, putFifo, startServer, startWorker } from "../tests/worker/harness.mjs";
+import WebSocket from "ws";
+import { ROOT, TOKEN, putFifo, signIn, startServer, startWorker } from "../tests/worker/harness.mjs";
 import {
   KiB,
   MiB,
@@ -59,11 +60,71 @@ function htmlBody(bytes) {
   return Buffer.from(parts.join(""));
 }
 
-// A scenario: the FIFOs it needs, then one Request per call of `req(client, i)`:
-// { method, path, headers, body, want } (`want`: the expected status).
+// A message of `bytes` of text with an attachment of `attached` random bytes (base64).
+function mailWithAttachment(bytes, attached) {
+  const text = "Some words of a message, line after line.\r\n".repeat(Math.ceil(bytes / 43)).slice(0, bytes);
+  const data = Buffer.alloc(attached, 0).map((_, i) => (i * 2654435761) >>> 24).toString("base64").replace(/.{76}/g, "$&\r\n");
+  return Buffer.from(
+    [
+      "From: Ada <ada@example.com>",
+      "To: load-mail@mkfifo.localhost",
+      "Subject: a report",
+      "Message-ID: <load-1@example.com>",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/mixed; boundary="b1"',
+      "",
+      "--b1",
+      "Content-Type: text/plain; charset=utf-8",
+      "",
+      text,
+      "--b1",
+      'Content-Type: application/octet-stream; name="report.bin"',
+      'Content-Disposition: attachment; filename="report.bin"',
+      "Content-Transfer-Encoding: base64",
+      "",
+      data,
+      "--b1--",
+      "",
+    ].join("\r\n"),
+  );
+}
+
+// Editors of a FIFO, open on its live log: each logged Request goes to all of them.
+async function openEditors(base, name, cookie, count) {
+  const url = `${base.replace(/^http/, "ws")}/_/api/fifos/${name}/live`;
+  const sockets = await Promise.all(
+    Array.from({ length: count }, () =>
+      new Promise((resolve, reject) => {
+        const ws = new WebSocket(url, { headers: { Cookie: cookie, Origin: base } });
+        ws.received = 0;
+        ws.on("message", () => ws.received++);
+        ws.once("open", () => {
+          ws.send(JSON.stringify({ type: "hello" }));
+          resolve(ws);
+        });
+        ws.once("error", reject);
+      }),
+    ),
+  );
+  return sockets;
+}
+
+// A scenario: the FIFOs it needs (`setup(base, worker)`), then one Request per call of
+// `req(client, i)`: { method, path, headers, body, want } (`want`: the expected status);
+// `teardown()` after its figures.
 function scenarios(dest) {
   const json = jsonBody(256 * KiB);
   const html = htmlBody(256 * KiB);
+  const mail = mailWithAttachment(4 * KiB, 64 * KiB);
+  let session = null;
+  const signedIn = async (worker) => (session ||= (await signIn(worker, "load@example.com")).cookie);
+  const owned = async (worker, name, envelope) => {
+    const cookie = await signedIn(worker);
+    const r = await fetch(`${worker.base}/_/api/fifos/${name}`, { method: "PUT", headers: { Cookie: cookie, Origin: worker.base }, body: envelope });
+    if (r.status !== 201) throw new Error(`PUT ${name} as its owner: ${r.status} ${await r.text()}`);
+    return cookie;
+  };
+  let editors = [];
   const envelope = "To: -\n\ntr a-z A-Z\n";
   return [
     { name: "a static file (robots.txt)", req: () => ({ path: "/robots.txt", want: 200 }) },
@@ -106,6 +167,37 @@ function scenarios(dest) {
         for (let f = 0; f < 100; f++) await putFifo(base, `spread-${f}`, "To: -\n");
       },
       req: (c, i) => ({ method: "POST", path: `/spread-${(c * 7 + i) % 100}/`, body: "hello\n", want: 200 }),
+    },
+    {
+      name: "the editor page of a FIFO, signed in",
+      setup: async (base, worker) => {
+        session = await owned(worker, "load-editor", "To: -\n\ncat\n");
+      },
+      req: () => ({ path: "/_/edit/load-editor", floorPath: "/edit/", headers: { Cookie: session }, want: 200 }),
+    },
+    {
+      name: "an echo FIFO with 10 editors open on its live log",
+      setup: async (base, worker) => {
+        const cookie = await owned(worker, "load-watched", "To: -\n");
+        editors = await openEditors(base, "load-watched", cookie, 10);
+      },
+      req: () => ({ method: "POST", path: "/load-watched/", body: "hello, world\n", want: 200 }),
+      teardown: () => {
+        const received = editors.reduce((n, ws) => n + ws.received, 0);
+        for (const ws of editors) ws.close();
+        return `the editors got ${received} messages`;
+      },
+    },
+    {
+      name: `an email of ${Math.round(mail.length / KiB)} KiB with an attachment (To: -, wc -c)`,
+      setup: (base) => putFifo(base, "load-mail", "To: -\n\nwc -c\n"),
+      req: () => ({
+        method: "POST",
+        path: "/_/test/mail?from=ada@example.com&to=load-mail@mkfifo.localhost",
+        floorPath: "/load-mail/",
+        body: mail,
+        want: 200,
+      }),
     },
     {
       name: "an async Request to a local destination (202, then delivered)",
@@ -178,7 +270,7 @@ async function runLoad(rows) {
   try {
     for (const s of scenarios(dest)) {
       if (ONLY && !s.name.includes(ONLY)) continue;
-      if (s.setup) await s.setup(worker.base);
+      if (s.setup) await s.setup(worker.base, worker);
       // A warm-up second each, so that no figure counts the start of an object (the
       // floor's 100 objects of the spread scenario among them).
       let accepted = (await load(worker.base, s, 8, 1, false)).accepted;
@@ -201,6 +293,7 @@ async function runLoad(rows) {
         rows.push(row);
         console.log(table([row]));
       }
+      if (s.teardown) console.log(`${s.name}: ${s.teardown()}`);
     }
   } finally {
     await worker.stop();
