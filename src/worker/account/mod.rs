@@ -5,6 +5,9 @@
 
 mod store;
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
 use super::host::{new_request_id, now_ms, random_bytes};
@@ -19,12 +22,18 @@ use store::Store;
 pub struct Account {
     state: State,
     env: Env,
+    /// That the schema is current: the stores need not ask on every call.
+    migrated: Rc<Cell<bool>>,
 }
 
 impl DurableObject for Account {
     fn new(state: State, env: Env) -> Self {
         super::install_panic_bridge();
-        Account { state, env }
+        Account {
+            state,
+            env,
+            migrated: Rc::default(),
+        }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -45,7 +54,7 @@ type Answer = std::result::Result<Response, Failure>;
 
 impl Account {
     fn store(&self) -> Store {
-        Store::new(self.state.storage().sql())
+        Store::new(self.state.storage().sql(), self.migrated.clone())
     }
 
     fn id(&self) -> String {
@@ -183,6 +192,7 @@ impl Account {
             AccountOp::Delete => {
                 self.existing(&store)?;
                 self.state.storage().delete_all().await?;
+                self.migrated.set(false);
                 Ok(Response::empty()?.with_status(204))
             }
         }

@@ -1,6 +1,9 @@
 //! All SQL of the Account object: the account, its sign-in links, sessions, API tokens
 //! and the names of its FIFOs. Secrets are stored as their hashes only.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 use worker::SqlStorage;
 
@@ -41,6 +44,9 @@ const MIGRATIONS: &[&str] = &[
 #[derive(Clone)]
 pub struct Store {
     sql: SqlStorage,
+    /// Shared by the object's stores: its schema is known to be current (only the object
+    /// writes it; a crash starts a new instance, and deleting the account clears it).
+    migrated: Rc<Cell<bool>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -71,17 +77,21 @@ struct Count {
 }
 
 impl Store {
-    pub fn new(sql: SqlStorage) -> Self {
-        Store { sql }
+    pub fn new(sql: SqlStorage, migrated: Rc<Cell<bool>>) -> Self {
+        Store { sql, migrated }
     }
 
     /// Whether this object has ever been written (reading an unwritten one writes nothing).
     fn written(&self) -> worker::Result<bool> {
-        Ok(schema::version(&self.sql)? > 0)
+        Ok(self.migrated.get() || schema::version(&self.sql)? > 0)
     }
 
     fn ready(&self) -> worker::Result<()> {
-        schema::migrate(&self.sql, MIGRATIONS)
+        if !self.migrated.get() {
+            schema::migrate(&self.sql, MIGRATIONS)?;
+            self.migrated.set(true);
+        }
+        Ok(())
     }
 
     pub fn account(&self) -> worker::Result<Option<AccountRow>> {

@@ -166,11 +166,8 @@ impl Fifo {
     /// One alarm: runs waiting Requests, sends due deliveries, sets the next alarm.
     pub(super) async fn run_alarm(&self) -> worker::Result<()> {
         let store = self.store();
-        if store.version()? == 0 {
-            return Ok(()); // deleted meanwhile
-        }
         let Some(row) = store.fifo()? else {
-            return Ok(());
+            return Ok(()); // deleted meanwhile
         };
         self.run_schedule(&store, &row)?;
         for (request_id, meta, body) in store.waiting_requests(BATCH)? {
