@@ -1039,20 +1039,18 @@ impl Store {
         struct Next {
             at: Option<i64>,
         }
-        let waiting = self
-            .sql
-            .exec("SELECT min(received_at) AS at FROM requests", None)?
-            .one::<Next>()?
-            .at;
-        let due = self
+        // One query, not three: it runs after every Request that queued something.
+        Ok(self
             .sql
             .exec(
-                "SELECT min(next_at) AS at FROM deliveries WHERE state = 'pending'",
+                "SELECT min(at) AS at FROM (
+                    SELECT min(received_at) AS at FROM requests
+                    UNION ALL SELECT min(next_at) FROM deliveries WHERE state = 'pending'
+                    UNION ALL SELECT next_run FROM fifo WHERE id = 1)",
                 None,
             )?
             .one::<Next>()?
-            .at;
-        Ok([waiting, due, self.next_run()?].into_iter().flatten().min())
+            .at)
     }
 
     /// Sets the log entry's delivery summary and error, and what a run of its envelope
