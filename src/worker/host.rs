@@ -1,6 +1,7 @@
 //! The [`Host`] of the core inside the Worker: the runtime's clock, its random source, its
 //! `fetch`, and other FIFOs' objects for FIFOs run as commands.
 
+use super::http::whole_body;
 use super::method;
 use crate::host::{FifoAnswer, HttpRequest, HttpResponse, LocalFuture, Timestamp};
 use crate::stream::{ByteStream, Stdin};
@@ -79,7 +80,7 @@ impl Host for WorkerHost {
     fn fetch(&self, request: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, String>> {
         Box::pin(async move {
             let (head, mut resp) = send(&request).await.map_err(|e| e.to_string())?;
-            let body = resp.bytes().await.map_err(|e| e.to_string())?;
+            let body = whole_body(&mut resp).await.map_err(|e| e.to_string())?;
             Ok(HttpResponse { body, ..head })
         })
     }
@@ -170,7 +171,7 @@ impl WorkerHost {
             return Ok(None);
         }
         let answer_headers: Vec<(String, String)> = resp.headers().entries().collect();
-        let body = resp.bytes().await?;
+        let body = whole_body(&mut resp).await?;
         let Some(target) = resp.headers().get(protocol::ACCEL_REDIRECT)? else {
             return Ok(Some(HttpResponse {
                 status,
@@ -202,7 +203,7 @@ impl WorkerHost {
             follow_redirects: false,
         };
         let (head, mut resp) = send(&passed).await?;
-        let body = resp.bytes().await?;
+        let body = whole_body(&mut resp).await?;
         Ok(Some(HttpResponse { body, ..head }))
     }
 
@@ -234,7 +235,7 @@ impl WorkerHost {
             .get_stub()?;
         let mut resp = stub.fetch_with_request(req).await?;
         let status = resp.status_code();
-        let body = resp.bytes().await?;
+        let body = whole_body(&mut resp).await?;
         if status == 404 && resp.headers().get(protocol::NO_FIFO)?.is_some() {
             return Ok(None);
         }

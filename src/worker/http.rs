@@ -93,3 +93,16 @@ pub fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
     headers.set("Content-Type", "application/json")?;
     whole(status, headers, body)
 }
+
+/// A fetched answer's body, whole. The runtime reads it in one call: `Response::bytes`
+/// reads a stream chunk by chunk, each chunk several calls across to JavaScript.
+pub async fn whole_body(resp: &mut Response) -> Result<Vec<u8>> {
+    match resp.body() {
+        worker::ResponseBody::Stream(stream) => {
+            let reader = worker::web_sys::Response::new_with_opt_readable_stream(Some(stream))?;
+            let buffer = wasm_bindgen_futures::JsFuture::from(reader.array_buffer()?).await?;
+            Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        }
+        _ => resp.bytes().await,
+    }
+}

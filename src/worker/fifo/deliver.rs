@@ -19,6 +19,7 @@ use crate::envelope::{Destination, Incoming, Source};
 use crate::mail::inbound::{Mail, Thread};
 use crate::protocol;
 use crate::worker::host::{new_request_id, now_ms, random_bytes};
+use crate::worker::http::whole_body;
 
 /// How long an outgoing request may take to answer, unless `MKFIFO_SEND_TIMEOUT` says.
 const SEND_TIMEOUT_S: u64 = 30;
@@ -564,7 +565,7 @@ async fn fetch(
     let sending = Box::pin(async move {
         let mut resp = Fetch::Request(req).send_with_signal(&signal).await?;
         let content_type = resp.headers().get("content-type")?;
-        let body = resp.bytes().await?;
+        let body = whole_body(&mut resp).await?;
         Ok::<_, worker::Error>(Answer {
             status: resp.status_code(),
             content_type,
@@ -611,7 +612,7 @@ async fn to_fifo(
     let stub = env.durable_object("FIFO")?.id_from_name(name)?.get_stub()?;
     let mut resp = stub.fetch_with_request(req).await?;
     let content_type = resp.headers().get("content-type")?;
-    let body = resp.bytes().await?;
+    let body = whole_body(&mut resp).await?;
     Ok(Answer {
         status: resp.status_code(),
         content_type,
