@@ -4,8 +4,39 @@
 //! touches it. An object that never held anything has no tables at all: looking at it
 //! writes nothing.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use serde::Deserialize;
 use worker::SqlStorage;
+
+/// Whether an object's schema is known to be current, shared by all the stores of the
+/// object's instance, so that a call does not ask again (four queries). Only the object
+/// writes its storage; a crash starts a new instance, and emptying the storage must
+/// [`Known::forget`].
+#[derive(Clone, Default)]
+pub struct Known(Rc<Cell<bool>>);
+
+impl Known {
+    /// Whether the object has ever been written (asking writes nothing).
+    pub fn written(&self, sql: &SqlStorage) -> worker::Result<bool> {
+        Ok(self.0.get() || version(sql)? > 0)
+    }
+
+    /// Applies the `migrations` not yet applied, once per instance.
+    pub fn migrate(&self, sql: &SqlStorage, migrations: &[&str]) -> worker::Result<()> {
+        if !self.0.get() {
+            migrate(sql, migrations)?;
+            self.0.set(true);
+        }
+        Ok(())
+    }
+
+    /// The storage was emptied: the schema is gone.
+    pub fn forget(&self) {
+        self.0.set(false);
+    }
+}
 
 /// The schema version of an object: 0 when it has never been written.
 pub fn version(sql: &SqlStorage) -> worker::Result<i64> {

@@ -5,9 +5,6 @@
 
 mod store;
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
 use super::host::{new_request_id, now_ms, random_bytes};
@@ -22,8 +19,7 @@ use store::Store;
 pub struct Account {
     state: State,
     env: Env,
-    /// That the schema is current: the stores need not ask on every call.
-    migrated: Rc<Cell<bool>>,
+    schema: super::schema::Known,
 }
 
 impl DurableObject for Account {
@@ -32,7 +28,7 @@ impl DurableObject for Account {
         Account {
             state,
             env,
-            migrated: Rc::default(),
+            schema: Default::default(),
         }
     }
 
@@ -54,7 +50,7 @@ type Answer = std::result::Result<Response, Failure>;
 
 impl Account {
     fn store(&self) -> Store {
-        Store::new(self.state.storage().sql(), self.migrated.clone())
+        Store::new(self.state.storage().sql(), self.schema.clone())
     }
 
     fn id(&self) -> String {
@@ -192,7 +188,7 @@ impl Account {
             AccountOp::Delete => {
                 self.existing(&store)?;
                 self.state.storage().delete_all().await?;
-                self.migrated.set(false);
+                self.schema.forget();
                 Ok(Response::empty()?.with_status(204))
             }
         }

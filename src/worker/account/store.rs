@@ -1,9 +1,6 @@
 //! All SQL of the Account object: the account, its sign-in links, sessions, API tokens
 //! and the names of its FIFOs. Secrets are stored as their hashes only.
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use serde::{Deserialize, Serialize};
 use worker::SqlStorage;
 
@@ -44,9 +41,7 @@ const MIGRATIONS: &[&str] = &[
 #[derive(Clone)]
 pub struct Store {
     sql: SqlStorage,
-    /// Shared by the object's stores: its schema is known to be current (only the object
-    /// writes it; a crash starts a new instance, and deleting the account clears it).
-    migrated: Rc<Cell<bool>>,
+    schema: schema::Known,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -77,21 +72,17 @@ struct Count {
 }
 
 impl Store {
-    pub fn new(sql: SqlStorage, migrated: Rc<Cell<bool>>) -> Self {
-        Store { sql, migrated }
+    pub fn new(sql: SqlStorage, schema: schema::Known) -> Self {
+        Store { sql, schema }
     }
 
     /// Whether this object has ever been written (reading an unwritten one writes nothing).
     fn written(&self) -> worker::Result<bool> {
-        Ok(self.migrated.get() || schema::version(&self.sql)? > 0)
+        self.schema.written(&self.sql)
     }
 
     fn ready(&self) -> worker::Result<()> {
-        if !self.migrated.get() {
-            schema::migrate(&self.sql, MIGRATIONS)?;
-            self.migrated.set(true);
-        }
-        Ok(())
+        self.schema.migrate(&self.sql, MIGRATIONS)
     }
 
     pub fn account(&self) -> worker::Result<Option<AccountRow>> {

@@ -103,13 +103,13 @@ impl DurableObject for Fifo {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        self.store().write_unwritten();
+        self.write_unwritten();
         self.run_alarm().await?;
         Response::ok("")
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
-        self.store().write_unwritten();
+        self.write_unwritten();
         let op = req.headers().get(protocol::OP)?;
         let mut resp = match op {
             Some(op) => match serde_json::from_str::<FifoCall>(&op) {
@@ -128,7 +128,7 @@ impl DurableObject for Fifo {
         ws: WebSocket,
         message: WebSocketIncomingMessage,
     ) -> Result<()> {
-        self.store().write_unwritten();
+        self.write_unwritten();
         self.live_message(&ws, message)
     }
 
@@ -161,6 +161,14 @@ impl Fifo {
             Rc::new(move |change| live::announce(&state, &listened, change)),
             self.remembered.clone(),
         )
+    }
+
+    /// Writes the log entries of answers already sent, before anything else the object
+    /// does: every read of the log then sees them (see [`Store::log_soon`]).
+    fn write_unwritten(&self) {
+        if self.remembered.has_unwritten() {
+            self.store().write_unwritten();
+        }
     }
 
     /// An operation of the JSON API, for the caller the Worker found. A FIFO the caller

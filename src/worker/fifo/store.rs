@@ -147,7 +147,7 @@ pub type VarValues = Rc<[(Vec<u8>, Vec<u8>)]>;
 /// Also the log entries of answers already on their way ([`Store::log_soon`]).
 #[derive(Default)]
 pub struct Remembered {
-    migrated: Cell<bool>,
+    schema: schema::Known,
     /// `Some(None)`: known to hold no FIFO.
     fifo: RefCell<Option<Option<FifoRow>>>,
     vars: RefCell<Option<VarValues>>,
@@ -155,9 +155,14 @@ pub struct Remembered {
 }
 
 impl Remembered {
+    /// Whether log entries wait to be written ([`Store::log_soon`]).
+    pub fn has_unwritten(&self) -> bool {
+        !self.unwritten.borrow().is_empty()
+    }
+
     /// Forgets everything: the storage was emptied.
     pub fn forget(&self) {
-        self.migrated.set(false);
+        self.schema.forget();
         self.fifo.replace(None);
         self.vars.replace(None);
     }
@@ -405,18 +410,9 @@ impl Store {
         }
     }
 
-    /// The schema version of this object: 0 when it has never held a FIFO.
-    pub fn version(&self) -> worker::Result<i64> {
-        schema::version(&self.sql)
-    }
-
     /// Applies the migrations this object has not seen yet.
     pub fn migrate(&self) -> worker::Result<()> {
-        if !self.remembered.migrated.get() {
-            schema::migrate(&self.sql, MIGRATIONS)?;
-            self.remembered.migrated.set(true);
-        }
-        Ok(())
+        self.remembered.schema.migrate(&self.sql, MIGRATIONS)
     }
 
     /// The FIFO this object holds, if any.
@@ -424,7 +420,7 @@ impl Store {
         if let Some(known) = self.remembered.fifo.borrow().as_ref() {
             return Ok(known.clone());
         }
-        let row = if !self.remembered.migrated.get() && self.version()? == 0 {
+        let row = if !self.remembered.schema.written(&self.sql)? {
             None
         } else {
             self.migrate()?;
