@@ -93,7 +93,7 @@ def capture($val): ($val | type) as $vt | if $vt == "string" then capture($val; 
 def scan($re; $flags): match($re; "g" + $flags) | if (.captures | length > 0) then [.captures | .[] | .string] else .string end;
 def scan($re): scan($re; null);
 def _nwise($n): def n: if length <= $n then . else .[0:$n], (.[$n:] | n) end; n;
-def split($re; flags): . as $s | [match($re; "g" + flags) | (.offset, .offset + .length)] as $ms | [0] + $ms + [$s | length] | [_nwise(2) | $s[.[0]:.[1]]];
+def split($re; flags): _split_impl($re; "g" + flags);
 def splits($re; flags): split($re; flags) | .[];
 def splits($re): splits($re; null);
 def sub($re; str): sub($re; str; "");

@@ -477,6 +477,16 @@ pub fn all() -> Vec<Fun> {
             }),
         ),
         (
+            "_split_impl",
+            v(2),
+            Native::new(|mut cv| {
+                let flags = cv.0.pop_var();
+                let re = cv.0.pop_var();
+                let d = data(&cv);
+                once(regex::split_impl(&d.regexes, cv.1, &re, &flags))
+            }),
+        ),
+        (
             "sub",
             Box::new([Bind::Var(()), Bind::Fun(()), Bind::Var(())]),
             Native::new(|mut cv| {

@@ -16,7 +16,6 @@ use fancy_regex::Regex;
 use jaq_core::{Error, ValR};
 
 use super::fuel;
-use super::ops::err;
 use super::value::{Key, Map, Val};
 
 /// Compiled regexes of one run, by pattern and flags.
@@ -31,21 +30,37 @@ fn obj(fields: Vec<(&str, Val)>) -> Val {
     Val::obj(m)
 }
 
-/// `_match_impl(re; flags; test)`.
-pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) -> ValR<Val, Val> {
-    let Val::Str(s) = &input else {
-        return err(format!(
+/// A regex compiled with its flags: `g` and `n` (and `p`'s half of it) steer the loop
+/// over the matches, the rest go into the pattern.
+struct Compiled {
+    regex: Rc<Regex>,
+    global: bool,
+    skip_empty: bool,
+}
+
+/// The input string and the compiled regex, or jq's error for a wrong argument.
+fn compile<'s>(
+    cache: &Cache,
+    input: &'s Val,
+    re: &Val,
+    flags: &Val,
+) -> Result<(&'s str, Compiled), Error<Val>> {
+    let Val::Str(s) = input else {
+        return Err(jaq_error(format!(
             "{} cannot be matched, as it is not a string",
             input.kind_and_trunc()
-        ));
+        )));
     };
     let Val::Str(pat) = re else {
-        return err(format!("{} is not a string", re.kind_and_trunc()));
+        return Err(jaq_error(format!(
+            "{} is not a string",
+            re.kind_and_trunc()
+        )));
     };
     let flags = match flags {
         Val::Null => String::new(),
         Val::Str(f) => f.to_string(),
-        f => return err(format!("{} is not a string", f.kind_and_trunc())),
+        f => return Err(jaq_error(format!("{} is not a string", f.kind_and_trunc()))),
     };
     let (mut global, mut skip_empty) = (false, false);
     let mut inline = String::new();
@@ -60,7 +75,7 @@ pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) 
                 skip_empty = true;
             }
             's' | 'l' => {}
-            _ => return err(format!("{flags} is not a valid modifier string")),
+            _ => return Err(jaq_error(format!("{flags} is not a valid modifier string"))),
         }
     }
     let key = (pat.to_string(), inline.clone());
@@ -80,7 +95,9 @@ pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) 
                     r
                 }
                 Err(e) => {
-                    return err(format!("{pat} (at offset 0) is not a valid regex: {e}"));
+                    return Err(jaq_error(format!(
+                        "{pat} (at offset 0) is not a valid regex: {e}"
+                    )));
                 }
             }
         }
@@ -88,65 +105,41 @@ pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) 
     if !fuel::spend_bytes(s.len()) {
         return Err(Error::abort());
     }
-    let names: Vec<Option<&str>> = regex.capture_names().collect();
-    let mut out = Vec::new();
+    Ok((
+        s,
+        Compiled {
+            regex,
+            global,
+            skip_empty,
+        },
+    ))
+}
+
+fn jaq_error(msg: String) -> Error<Val> {
+    Error::new(Val::str(msg))
+}
+
+/// Calls `each` with the matches jq's loop finds (every one with `g`, empty ones left out
+/// with `n`), in order, until it returns false. One step per match.
+fn each_match(
+    s: &str,
+    c: &Compiled,
+    mut each: impl FnMut(&fancy_regex::Captures<str>) -> bool,
+) -> Result<(), Error<Val>> {
     let mut start = 0usize;
-    // code points before byte `cp_at`
-    let (mut cp_at, mut cp_count) = (0usize, 0usize);
-    let mut cps = |byte: usize| -> usize {
-        if byte >= cp_at {
-            cp_count += s[cp_at..byte].chars().count();
-        } else {
-            cp_count = s[..byte].chars().count();
-        }
-        cp_at = byte;
-        cp_count
-    };
     while start <= s.len() {
-        let caps = match regex.captures_from_pos(s.as_str(), start) {
+        let caps = match c.regex.captures_from_pos(s, start) {
             Ok(Some(c)) => c,
             Ok(None) => break,
-            Err(e) => return err(format!("regex failed: {e}")),
+            Err(e) => return Err(jaq_error(format!("regex failed: {e}"))),
         };
         let Some(m) = caps.get(0) else { break };
         let empty = m.start() == m.end();
-        if !(empty && skip_empty) {
-            if test {
-                return Ok(Val::Bool(true));
-            }
+        if !(empty && c.skip_empty) {
             if !fuel::spend(1) {
                 return Err(Error::abort());
             }
-            let off = cps(m.start());
-            let len = m.as_str().chars().count();
-            let mut groups = Vec::new();
-            for (i, name) in names.iter().enumerate().skip(1) {
-                let name = name.map_or(Val::Null, Val::from);
-                groups.push(match caps.get(i) {
-                    Some(g) => {
-                        let goff = s[..g.start()].chars().count();
-                        obj(vec![
-                            ("offset", Val::Num(goff as f64)),
-                            ("length", Val::Num(g.as_str().chars().count() as f64)),
-                            ("string", Val::from(g.as_str())),
-                            ("name", name),
-                        ])
-                    }
-                    None => obj(vec![
-                        ("offset", Val::Num(-1.0)),
-                        ("string", Val::Null),
-                        ("length", Val::Num(0.0)),
-                        ("name", name),
-                    ]),
-                });
-            }
-            out.push(obj(vec![
-                ("offset", Val::Num(off as f64)),
-                ("length", Val::Num(len as f64)),
-                ("string", Val::from(m.as_str())),
-                ("captures", Val::arr(groups)),
-            ]));
-            if !global {
+            if !each(&caps) || !c.global {
                 break;
             }
         }
@@ -160,8 +153,88 @@ pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) 
             m.end()
         };
     }
+    Ok(())
+}
+
+/// `_match_impl(re; flags; test)`.
+pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) -> ValR<Val, Val> {
+    let (s, c) = compile(cache, &input, re, flags)?;
     if test {
-        return Ok(Val::Bool(false));
+        let mut found = false;
+        each_match(s, &c, |_| {
+            found = true;
+            false
+        })?;
+        return Ok(Val::Bool(found));
     }
+    let names: Vec<Option<&str>> = c.regex.capture_names().collect();
+    let mut out = Vec::new();
+    // code points before byte `cp_at`
+    let (mut cp_at, mut cp_count) = (0usize, 0usize);
+    let mut cps = |byte: usize| -> usize {
+        if byte >= cp_at {
+            cp_count += s[cp_at..byte].chars().count();
+        } else {
+            cp_count = s[..byte].chars().count();
+        }
+        cp_at = byte;
+        cp_count
+    };
+    each_match(s, &c, |caps| {
+        let m = caps.get(0).expect("a match has group 0");
+        let off = cps(m.start());
+        let len = m.as_str().chars().count();
+        let mut groups = Vec::new();
+        for (i, name) in names.iter().enumerate().skip(1) {
+            let name = name.map_or(Val::Null, Val::from);
+            groups.push(match caps.get(i) {
+                Some(g) => {
+                    // Counted from the match's start: from the string's start, `scan`
+                    // over a long string would count it once per group.
+                    let goff = if g.start() >= m.start() {
+                        off + s[m.start()..g.start()].chars().count()
+                    } else {
+                        s[..g.start()].chars().count()
+                    };
+                    obj(vec![
+                        ("offset", Val::Num(goff as f64)),
+                        ("length", Val::Num(g.as_str().chars().count() as f64)),
+                        ("string", Val::from(g.as_str())),
+                        ("name", name),
+                    ])
+                }
+                None => obj(vec![
+                    ("offset", Val::Num(-1.0)),
+                    ("string", Val::Null),
+                    ("length", Val::Num(0.0)),
+                    ("name", name),
+                ]),
+            });
+        }
+        out.push(obj(vec![
+            ("offset", Val::Num(off as f64)),
+            ("length", Val::Num(len as f64)),
+            ("string", Val::from(m.as_str())),
+            ("captures", Val::arr(groups)),
+        ]));
+        true
+    })?;
     Ok(Val::arr(out))
+}
+
+/// `_split_impl(re; flags)`: the pieces of the input between the matches, as jq's
+/// `split/2` cuts them (its definition slices the string once per match, which over a
+/// long string costs the square of its length).
+pub fn split_impl(cache: &Cache, input: Val, re: &Val, flags: &Val) -> ValR<Val, Val> {
+    let (s, c) = compile(cache, &input, re, flags)?;
+    let mut pieces = Vec::new();
+    let mut from = 0usize;
+    each_match(s, &c, |caps| {
+        let m = caps.get(0).expect("a match has group 0");
+        pieces.push(Val::from(&s[from..m.start()]));
+        from = m.end();
+        true
+    })?;
+    pieces.push(Val::from(&s[from..]));
+    Ok(Val::arr(pieces))
 }
