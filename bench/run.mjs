@@ -101,6 +101,13 @@ const s3Prelude =
   "S3_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n" +
   s3Envelope.slice(s3Envelope.indexOf("\nTo: -\n") + 7, s3Envelope.indexOf('\ncase "$REQUEST_METHOD" in')) +
   "\n";
+// The whole envelope as a function, for a GET of a file: what the object runs for a
+// download of any size (the entry module makes S3's request and streams its answer).
+const s3Serve =
+  "S3_ENDPOINT=http://127.0.0.1:9 S3_BUCKET=bkt S3_ACCESS_KEY_ID=AKIDEXAMPLE\n" +
+  "S3_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n" +
+  "REQUEST_METHOD=GET PATH_INFO=/photos/2026/a%20b.jpg\n" +
+  `serve() {\n${s3Envelope.slice(s3Envelope.indexOf("\nTo: -\n") + 7)}\n}\n`;
 // One page of ListObjectsV2 as S3 answers it: 1,000 keys and a common prefix.
 function listObjectsPage(keys) {
   const contents = Array.from({ length: keys }, (_, i) => {
@@ -130,6 +137,13 @@ const cases = [
   { name: "gzip -1 over 8 MiB", input: text(8 * MiB, 3), op: `printf '%s' "$x" | gzip -1`, bytes: 8 * MiB, n: 3 },
   { name: "rclone's scrypt", input: Buffer.from("pw"), op: `scrypt fixture-password-1`, n: 3 },
   { name: "the s3 envelope's SigV4 signature (sign)", input: Buffer.from(""), prelude: s3Prelude, op: `sign GET /bkt/photos/a.jpg '' UNSIGNED-PAYLOAD ''`, n: 41 },
+  {
+    name: "the s3 envelope's whole script for a GET of a file (its X-Accel-Redirect answer, for any size)",
+    input: Buffer.from(""),
+    prelude: s3Serve,
+    op: "(serve)",
+    n: 21,
+  },
   {
     name: "the s3 envelope's listing of a 1,000-key page as lsjson (page_filter, lsjson_filter)",
     input: listObjectsPage(1000),
