@@ -58,6 +58,9 @@ pub struct Incoming {
     pub headers: Vec<(String, String)>,
     #[serde(skip)]
     pub body: Vec<u8>,
+    /// The body streams into the script instead of being in `body`.
+    #[serde(skip)]
+    pub body_streams: bool,
     pub remote_addr: String,
     /// `$1...` when the FIFO runs as a command.
     #[serde(default, with = "base64_list")]
@@ -134,12 +137,14 @@ impl Incoming {
         set("QUERY_STRING", &self.query);
         set("CONTENT_TYPE", self.header("content-type").unwrap_or(""));
         // The caller's Content-Length when it sent one: a body that streams into the
-        // script is not held, so its length is known only from the header.
-        let length = self.header("content-length").map(str::to_string);
-        set(
-            "CONTENT_LENGTH",
-            &length.unwrap_or_else(|| self.body.len().to_string()),
-        );
+        // script is not held, so its length is known only from the header, and a chunked
+        // one has none (empty, not 0: a script must not take it for an empty body).
+        let length = match self.header("content-length") {
+            Some(told) => told.to_string(),
+            None if self.body_streams => String::new(),
+            None => self.body.len().to_string(),
+        };
+        set("CONTENT_LENGTH", &length);
         set("REMOTE_ADDR", &self.remote_addr);
         set("REQUEST_ID", &self.request_id);
         set("FIFO_NAME", &self.fifo);

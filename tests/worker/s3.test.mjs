@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { api, getLog, rclone, startRcloneS3, startWorker, tempDir } from "./harness.mjs";
 
@@ -137,6 +138,15 @@ test("PUT uploads as the body streams, DELETE deletes; rclone sees both", async 
   assert.deepEqual(listed, ["empty.txt", "keep.txt", "small.json"]);
   const dir = await fetch(`${worker.base}/files/up/`, { method: "PUT", body: "x" });
   assert.equal(dir.status, 400);
+  // Chunked (no Content-Length): S3 would store it empty, so it is refused and not stored.
+  const chunked = await fetch(`${worker.base}/files/up/chunked.txt`, {
+    method: "PUT",
+    body: Readable.from([Buffer.from("hello "), Buffer.from("world\n")]),
+    duplex: "half",
+  });
+  assert.equal(chunked.status, 411);
+  assert.match(await chunked.text(), /Content-Length/);
+  assert.equal((await fetch(`${worker.base}/files/up/chunked.txt`, { method: "HEAD" })).status, 404);
 });
 
 test("a directory lists as rclone lsjson prints it, paged 1,000 keys at a time", async () => {

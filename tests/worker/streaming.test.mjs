@@ -53,6 +53,18 @@ async function wasmMemory() {
   return (await r.json()).wasm_memory_bytes;
 }
 
+test("CONTENT_LENGTH is the caller's, and empty (unknown, not 0) for a chunked body that streams", async () => {
+  await putFifo(worker.base, "length", "To: -\n\nprintf '[%s] ' \"$CONTENT_LENGTH\"\nwc -c\n");
+  const told = await fetch(`${worker.base}/length/`, { method: "POST", body: "12345" });
+  assert.equal(await told.text(), "[5] 5\n");
+  const chunked = await fetch(`${worker.base}/length/`, {
+    method: "POST",
+    body: Readable.from([Buffer.from("123"), Buffer.from("4567")]),
+    duplex: "half",
+  });
+  assert.equal(await chunked.text(), "[] 7\n");
+});
+
 test("a 100 MiB body streams through tr, and through gzip | gunzip, in bounded memory", async () => {
   await putFifo(worker.base, "upper", "To: -\n\ntr a-z A-Z\n");
   await putFifo(worker.base, "roundtrip", "To: -\n\ngzip -1 | gunzip\n");

@@ -141,7 +141,8 @@ impl Fifo {
             held = permit;
             (body.clone(), Stdin::bytes(body), None)
         };
-        let incoming = incoming(req, name, body)?;
+        let mut incoming = incoming(req, name, body)?;
+        incoming.body_streams = seen.is_some();
         let store = self.store();
         let mut entry = log_entry(&incoming, name, started);
         let fifo_vars = store.var_values()?;
@@ -479,6 +480,7 @@ fn incoming(req: &Request, name: &str, body: Vec<u8>) -> Result<Incoming, Failur
         query: url.query().unwrap_or("").to_string(),
         headers,
         body,
+        body_streams: false,
         remote_addr: internal(protocol::REMOTE_ADDR),
         args,
         hops: internal(protocol::HOPS).parse().unwrap_or(0),
