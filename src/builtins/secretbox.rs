@@ -1,7 +1,11 @@
-//! `secretbox [-d] -K HEXKEY [-n HEXNONCE] [FILE]`: seals or opens NaCl secretbox
-//! (XSalsa20-Poly1305) in rclone crypt's file format, so that `secretbox -d -K KEY`
-//! reads what rclone crypt wrote and rclone reads what `secretbox` wrote. Spends one step
-//! per 64 bytes of input.
+//! `secretbox [-d [-b BLOCK]] -K HEXKEY [-n HEXNONCE] [FILE]`: seals or opens NaCl
+//! secretbox (XSalsa20-Poly1305) in rclone crypt's file format, so that `secretbox -d -K
+//! KEY` reads what rclone crypt wrote and rclone reads what `secretbox` wrote. Spends one
+//! step per 64 bytes of input.
+//!
+//! `-b BLOCK` opens a part of a file: its header, then its blocks from number BLOCK on
+//! (counted from 0), as two ranged reads bring them; a reader seeks this way, as rclone
+//! crypt does.
 //!
 //! The format: `RCLONE\0\0`, a 24-byte nonce, then the plaintext in 64 KiB blocks, each
 //! sealed on its own (16-byte tag, then the ciphertext) with the nonce plus the block's
@@ -27,8 +31,9 @@ const HEADER_LEN: usize = MAGIC.len() + NONCE_LEN;
 pub const BLOCK: usize = 64 * 1024;
 
 const SPEC: Spec = Spec {
-    short: "dK:n:",
+    short: "b:dK:n:",
     long: &[
+        long("block", Arg::Required, Some('b')),
         long("decrypt", Arg::No, Some('d')),
         long("key", Arg::Required, Some('K')),
         long("nonce", Arg::Required, Some('n')),
@@ -47,8 +52,10 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut decrypt = false;
     let mut key_hex = None;
     let mut nonce_hex = None;
+    let mut first_block = None;
     for opt in &parsed.opts {
         match opt.key {
+            "b" => first_block = Some(opt.value().to_vec()),
             "d" => decrypt = true,
             "K" => key_hex = Some(opt.value().to_vec()),
             "n" => nonce_hex = Some(opt.value().to_vec()),
@@ -60,6 +67,28 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         usage_error(ctx.stderr, "secretbox", &msg);
         return Ok(1);
     }
+    let first_block = match first_block {
+        None => 0,
+        Some(_) if !decrypt => {
+            usage_error(
+                ctx.stderr,
+                "secretbox",
+                "-b opens a part of a file: it goes with -d",
+            );
+            return Ok(1);
+        }
+        Some(b) => match std::str::from_utf8(&b)
+            .ok()
+            .and_then(|b| b.parse::<u64>().ok())
+        {
+            Some(n) => n,
+            None => {
+                let msg = format!("secretbox: invalid block number: {}\n", quote_name(&b));
+                ctx.stderr.extend_from_slice(msg.as_bytes());
+                return Ok(1);
+            }
+        },
+    };
     let Some(key_hex) = key_hex else {
         usage_error(ctx.stderr, "secretbox", "a key is needed: -K HEXKEY");
         return Ok(1);
@@ -97,7 +126,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let cipher = XSalsa20Poly1305::new(Key::from_slice(&key));
     let mut blocks = Blocks::new(&input);
     if decrypt {
-        return open(ctx, &cipher, &mut blocks).await;
+        return open(ctx, &cipher, &mut blocks, first_block).await;
     }
     let nonce = match nonce {
         Some(n) => n,
@@ -163,11 +192,19 @@ impl<'s> Blocks<'s> {
 
 /// Adds one to a nonce read as a little-endian 192-bit integer.
 fn increment(nonce: &mut [u8]) {
+    add(nonce, 1);
+}
+
+/// Adds `n` to a nonce read as a little-endian 192-bit integer (block `n`'s nonce).
+fn add(nonce: &mut [u8], n: u64) {
+    let mut carry = n as u128;
     for b in nonce.iter_mut() {
-        *b = b.wrapping_add(1);
-        if *b != 0 {
+        if carry == 0 {
             break;
         }
+        let sum = *b as u128 + (carry & 0xff);
+        *b = sum as u8;
+        carry = (carry >> 8) + (sum >> 8);
     }
 }
 
@@ -210,6 +247,7 @@ async fn open(
     ctx: &mut Ctx<'_>,
     cipher: &XSalsa20Poly1305,
     blocks: &mut Blocks<'_>,
+    first_block: u64,
 ) -> Result<Status> {
     let fail = |ctx: &mut Ctx<'_>, why: &str| {
         ctx.stderr
@@ -224,6 +262,7 @@ async fn open(
         return fail(ctx, "not an encrypted file - bad magic string");
     }
     let mut n = header[MAGIC.len()..].to_vec();
+    add(&mut n, first_block);
     while let Some(block) = blocks.next(BLOCK + TAG_LEN).await? {
         ctx.io.budget.spend_bytes(block.len())?;
         if block.len() <= TAG_LEN {
@@ -261,7 +300,7 @@ pub fn decode_hex_exact(s: &[u8], len: usize) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::increment;
+    use super::{add, increment};
     use crate::builtins::testing::run;
 
     const KEY: &str = "a9bb6a4fb054a7d9da7808ff56549472f3b6299a4b67741c7bfcfe6a0dec5323";
@@ -278,6 +317,43 @@ mod tests {
         let mut all = [0xffu8; 24];
         increment(&mut all);
         assert_eq!(all, [0u8; 24]);
+        let mut m = [0u8; 24];
+        m[0] = 0xfe;
+        add(&mut m, 0x1_0203);
+        assert_eq!(&m[..4], &[0x01, 0x03, 0x01, 0]);
+    }
+
+    #[test]
+    fn a_part_opens_from_its_block() {
+        let plain: Vec<u8> = (0..200_000u32).map(|i| (i * 13 % 251) as u8).collect();
+        let sealed = run(&["secretbox", "-K", KEY, "-n", NONCE], &plain)
+            .unwrap()
+            .stdout;
+        let block = super::BLOCK + super::TAG_LEN;
+        for first in 0..4 {
+            let mut part = sealed[..32].to_vec();
+            part.extend_from_slice(&sealed[(32 + first * block).min(sealed.len())..]);
+            let b = first.to_string();
+            let opened = run(&["secretbox", "-d", "-b", &b, "-K", KEY], &part).unwrap();
+            assert_eq!(opened.status, 0, "{first}");
+            assert_eq!(
+                opened.stdout,
+                &plain[(first * super::BLOCK).min(plain.len())..]
+            );
+        }
+        // Block 2's bytes opened as block 1 do not authenticate.
+        let mut part = sealed[..32].to_vec();
+        part.extend_from_slice(&sealed[32 + 2 * block..]);
+        let wrong = run(&["secretbox", "-d", "-b", "1", "-K", KEY], &part).unwrap();
+        assert_eq!(wrong.status, 1);
+        assert_eq!(
+            run(&["secretbox", "-b", "1", "-K", KEY], b"x")
+                .unwrap()
+                .status,
+            1
+        );
+        let bad = run(&["secretbox", "-d", "-b", "x1", "-K", KEY], &part).unwrap();
+        assert_eq!(bad.stderr_str(), "secretbox: invalid block number: x1\n");
     }
 
     #[test]
