@@ -202,6 +202,16 @@ def cases(rng):
                 c = case(rng, f"{t} | {f}", "", ["-nc"])
                 c["script"] = f"TZ={shlex.quote(tz)} {c['script']}"
                 yield c
+    # regular expressions over long texts (many matches, multi-byte letters before them):
+    # split/2, splits, scan with groups and match offsets
+    words = ["a", "é", "ab", "x y", "<K>", "€", "a,b", "", "zz"]
+    for _ in range(12):
+        text = ",".join(rng.choice(words) for _ in range(rng.randint(200, 2000)))
+        for f in ['split(", *"; null) | length', "[splits(\"<K>\")] | .[-3:]",
+                  'split("(?<=é),"; "g") | .[:4]', '[scan("(a)(b)?")] | length, .[-1]',
+                  '[match("€(.)"; "g") | .offset, .captures[0].offset] | .[-4:]',
+                  '[scan("x (y)")] | length', 'split(","; "n") | length']:
+            yield case(rng, f, json.dumps(text) + "\n", ["-c"])
     yield from copy_cases(rng)
 
 
