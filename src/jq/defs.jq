@@ -90,7 +90,7 @@ def capture($val): ($val | type) as $vt | if $vt == "string" then capture($val; 
   elif $vt == "array" and ($val | length) > 1 then capture($val[0]; $val[1])
   elif $vt == "array" and ($val | length) > 0 then capture($val[0]; null)
   else error($vt + " not a string or array") end;
-def scan($re; $flags): match($re; "g" + $flags) | if (.captures | length > 0) then [.captures | .[] | .string] else .string end;
+def scan($re; $flags): _scan_impl($re; "g" + $flags)[];
 def scan($re): scan($re; null);
 def _nwise($n): def n: if length <= $n then . else .[0:$n], (.[$n:] | n) end; n;
 def split($re; flags): _split_impl($re; "g" + flags);

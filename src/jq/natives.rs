@@ -477,6 +477,16 @@ pub fn all() -> Vec<Fun> {
             }),
         ),
         (
+            "_scan_impl",
+            v(2),
+            Native::new(|mut cv| {
+                let flags = cv.0.pop_var();
+                let re = cv.0.pop_var();
+                let d = data(&cv);
+                once(regex::scan_impl(&d.regexes, cv.1, &re, &flags))
+            }),
+        ),
+        (
             "_split_impl",
             v(2),
             Native::new(|mut cv| {

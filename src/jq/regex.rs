@@ -222,6 +222,28 @@ pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) 
     Ok(Val::arr(out))
 }
 
+/// `_scan_impl(re; flags)`: what jq's `scan` outputs, as an array: each match's groups
+/// as strings (null where a group took no part) when the regex has groups, else the
+/// match. (jq's definition builds a match object per match and takes it apart again.)
+pub fn scan_impl(cache: &Cache, input: Val, re: &Val, flags: &Val) -> ValR<Val, Val> {
+    let (s, c) = compile(cache, &input, re, flags)?;
+    let groups = c.regex.captures_len() - 1;
+    let mut out = Vec::new();
+    each_match(s, &c, |caps| {
+        out.push(if groups == 0 {
+            Val::from(caps.get(0).map_or("", |m| m.as_str()))
+        } else {
+            Val::arr(
+                (1..=groups)
+                    .map(|i| caps.get(i).map_or(Val::Null, |g| Val::from(g.as_str())))
+                    .collect(),
+            )
+        });
+        true
+    })?;
+    Ok(Val::arr(out))
+}
+
 /// `_split_impl(re; flags)`: the pieces of the input between the matches, as jq's
 /// `split/2` cuts them (its definition slices the string once per match, which over a
 /// long string costs the square of its length).
