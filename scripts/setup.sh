@@ -36,8 +36,9 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
     missing=()
-    # chromium: the editor's browser tests (driven by playwright-core, which has no browser).
-    for tool in bash sed grep gzip openssl python3 curl chromium; do
+    # chromium: the editor's browser tests (driven by playwright-core, which has no browser);
+    # litmus: the WebDAV compliance suite, run on the s3 envelope.
+    for tool in bash sed grep gzip openssl python3 curl chromium litmus; do
         command -v "$tool" >/dev/null || missing+=("$tool")
     done
     if [ ${#missing[@]} -gt 0 ]; then

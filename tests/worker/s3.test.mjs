@@ -136,6 +136,13 @@ test("PUT uploads as the body streams, DELETE deletes; rclone sees both", async 
   assert.equal((await fetch(`${worker.base}/files/up/${urlPath("new file ü+.bin")}`)).status, 404);
   const listed = JSON.parse(lsjson([`s3:${BUCKET}/up`])).map((e) => e.Name);
   assert.deepEqual(listed, ["empty.txt", "keep.txt", "small.json"]);
+  // A DELETE of nothing is 404; of a directory named without its final /, the directory.
+  assert.equal((await fetch(`${worker.base}/files/up/nope.txt`, { method: "DELETE" })).status, 404);
+  for (const name of ["a.txt", "b/c.txt"]) {
+    assert.equal((await fetch(`${worker.base}/files/up/gone/${name}`, { method: "PUT", body: name })).status, 200);
+  }
+  assert.equal((await fetch(`${worker.base}/files/up/gone`, { method: "DELETE" })).status, 204);
+  assert.deepEqual(JSON.parse(lsjson([`s3:${BUCKET}/up`])).map((e) => e.Name), ["empty.txt", "keep.txt", "small.json"]);
   const dir = await fetch(`${worker.base}/files/up/`, { method: "PUT", body: "x" });
   assert.equal(dir.status, 400);
   // Chunked (no Content-Length): S3 would store it empty, so it is refused and not stored.
