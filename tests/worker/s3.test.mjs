@@ -185,6 +185,18 @@ test("a directory is a page of links in a browser", async () => {
   assert.match(page, /<a href="with%20space.txt">with space.txt<\/a> 26<\/li>/);
   assert.match(page, /<a href="a%26b%3Cc%3E.txt">a&amp;b&lt;c&gt;.txt<\/a>/);
   assert.match(page, /<a href="sub\/">sub\/<\/a><\/li>/);
+  // Named without its final /, a directory sends a browser on to it; a missing name is
+  // still 404, and a client that is no browser gets S3's answer.
+  const html = { Accept: "text/html,application/xhtml+xml", "Accept-Encoding": "identity" };
+  const moved = await fetch(`${worker.base}/files/dir/sub`, { headers: html, redirect: "manual" });
+  assert.equal(moved.status, 301);
+  assert.equal(moved.headers.get("location"), "/files/dir/sub/");
+  await moved.arrayBuffer();
+  const file = await fetch(`${worker.base}/files/dir/a.json`, { headers: html });
+  assert.equal(file.status, 200);
+  assert.equal(await file.text(), '{"a": [1, 2], "b": "x"}\n');
+  assert.equal((await fetch(`${worker.base}/files/dir/nothing`, { headers: html })).status, 404);
+  assert.equal((await fetch(`${worker.base}/files/dir/sub`)).status, 404);
 });
 
 test("a wrong secret is refused by S3's signature check, and said so", async () => {
