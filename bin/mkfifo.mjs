@@ -29,7 +29,8 @@ const USAGE = `usage: mkfifo login URL
        mkfifo tail NAME [-n N] [--json]
        mkfifo vars NAME [ls | set KEY | rm KEY]
        mkfifo replay NAME ID
-       mkfifo replay NAME --failed-since TIME`;
+       mkfifo replay NAME --failed-since TIME
+       mkfifo rm NAME`;
 
 class Exit extends Error {
   constructor(code, message) {
@@ -339,6 +340,11 @@ async function vars([name, what = "ls", key]) {
   } else throw usage(`vars: ls, set KEY or rm KEY, not ${what}`);
 }
 
+// Deletes a FIFO with its variables and its log (there is no undo).
+async function rm([name]) {
+  await api("DELETE", `fifos/${fifoName(name, "rm")}`);
+}
+
 // TIME: milliseconds since 1970, or a date that JavaScript reads (2026-12-02T18:00Z).
 function when(text) {
   if (/^\d+$/.test(text)) return Number(text);
@@ -362,7 +368,7 @@ async function replay([name, id, since]) {
   console.log(data.id);
 }
 
-const COMMANDS = { login, ls, push, pull, edit, send, tail, vars, replay };
+const COMMANDS = { login, ls, push, pull, edit, send, tail, vars, replay, rm };
 
 async function main() {
   const [command, ...args] = process.argv.slice(2);

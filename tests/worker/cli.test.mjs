@@ -93,6 +93,16 @@ test("push refuses at FILE:LINE:COLUMN; pull, ls, vars, send", async () => {
   assert.match(r.out, /^404 no FIFO named cli-nothing-here/);
   assert.equal(r.err, "mkfifo: send: 404 Not Found\n");
   assert.equal((await mkfifo(["send", "cli-echo", "-Z"])).code, 2);
+
+  // rm deletes the FIFO; a second rm says there is none.
+  await mkfifo(["push", "cli-gone", bad]);
+  r = await mkfifo(["rm", "cli-gone"]);
+  assert.deepEqual([r.code, r.out, r.err], [0, "", ""]);
+  assert.doesNotMatch((await mkfifo(["ls"])).out, /^cli-gone\t/m);
+  r = await mkfifo(["rm", "cli-gone"]);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /^mkfifo: .*cli-gone/);
+  assert.equal((await mkfifo(["rm"])).code, 2);
 });
 
 test("tail prints each Request as it is logged; replay sends one again", { timeout: 60_000 }, async () => {
