@@ -1,10 +1,15 @@
 //! Cron schedules, as the envelope's `Schedule:` header writes them: five fields (minute,
-//! hour, day of the month, month, day of the week) in UTC, or a shorthand (`@hourly`,
+//! hour, day of the month, month, day of the week) in UTC, or in the zone a leading
+//! `CRON_TZ=Europe/Berlin` names (as cronie and Kubernetes read it), or a shorthand (`@hourly`,
 //! `@daily`, `@midnight`, `@weekly`, `@monthly`, `@yearly`, `@annually`), with cron(5)'s
 //! meaning: `*`, numbers, ranges `A-B`, steps `*/N` and `A-B/N` (and `A/N`: from A to the
 //! end), lists joined by commas, month and day names (`jan`, `mon`; any case), 0 or 7 for
 //! Sunday. When both day fields are restricted (neither starts with `*`), a day matches
 //! when either does; otherwise when both do (so `*` leaves the other to decide).
+//!
+//! In a zone with daylight saving time, a time the clocks skip runs as late as they skipped
+//! (02:30 when 02:00 becomes 03:00 runs at 03:30), and a time they repeat runs once, the
+//! first time: the reading RFC 5545 gives such times (and Python's `fold=0`).
 
 use crate::calendar::civil_from_days;
 
@@ -27,7 +32,24 @@ pub struct Schedule {
     /// `*`): cron's rule for combining them.
     days_restricted: bool,
     weekdays_restricted: bool,
+    /// The zone of `CRON_TZ=`; UTC without it.
+    zone: Option<Zone>,
 }
+
+/// A named zone of the bundled tz database.
+#[derive(Debug, Clone)]
+pub struct Zone {
+    name: String,
+    tz: jiff::tz::TimeZone,
+}
+
+impl PartialEq for Zone {
+    fn eq(&self, other: &Zone) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Zone {}
 
 /// A schedule that does not read: what is wrong and the column (from 1) in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,6 +122,21 @@ impl Schedule {
     pub fn parse(text: &str) -> Result<Schedule, CronError> {
         let trimmed = text.trim_start();
         let lead = text.len() - trimmed.len();
+        if let Some(rest) = trimmed.strip_prefix("CRON_TZ=") {
+            let name = rest.split_whitespace().next().unwrap_or("");
+            let at = lead + "CRON_TZ=".len();
+            let tz = jiff::tz::TimeZone::get(name).map_err(|_| {
+                error(at, format!("unknown time zone {name:?}: a name of the tz database, such as Europe/Berlin or America/New_York"))
+            })?;
+            let after = at + name.len();
+            let mut schedule = Schedule::parse(&text[after..])
+                .map_err(|e| error(after + e.column as usize - 1, e.message))?;
+            schedule.zone = Some(Zone {
+                name: name.to_string(),
+                tz,
+            });
+            return Ok(schedule);
+        }
         let spec = trimmed.trim_end();
         if let Some(name) = spec.strip_prefix('@') {
             let expanded = match name.to_ascii_lowercase().as_str() {
@@ -154,7 +191,13 @@ impl Schedule {
             weekdays,
             days_restricted: !words[2].1.starts_with('*'),
             weekdays_restricted: !words[4].1.starts_with('*'),
+            zone: None,
         })
+    }
+
+    /// The zone's name, when the schedule has one.
+    pub fn zone(&self) -> Option<&str> {
+        self.zone.as_ref().map(|z| z.name.as_str())
     }
 
     /// Whether a day (days since 1970-01-01) is one the schedule runs on.
@@ -179,6 +222,13 @@ impl Schedule {
     /// The first run strictly after `after` (ms since the epoch, UTC), on a whole minute;
     /// `None` when there is none within eight years.
     pub fn next_after(&self, after: i64) -> Option<i64> {
+        match &self.zone {
+            None => self.next_after_utc(after),
+            Some(zone) => self.next_after_in(&zone.tz, after),
+        }
+    }
+
+    fn next_after_utc(&self, after: i64) -> Option<i64> {
         let first = after.div_euclid(MINUTE_MS) + 1; // the next whole minute
         let start = first.div_euclid(DAY_MINUTES);
         for day in start..start + HORIZON_DAYS {
@@ -195,6 +245,40 @@ impl Schedule {
                 let (h, m) = (minute_of_day / 60, minute_of_day % 60);
                 if self.hours & (1 << h) != 0 && self.minutes & (1 << m) != 0 {
                     return Some((day * DAY_MINUTES + minute_of_day) * MINUTE_MS);
+                }
+            }
+        }
+        None
+    }
+
+    /// `next_after` in a zone: the schedule's days and times are the zone's local ones.
+    /// Days are walked in local time from the day of `after`; a local time the clocks skip
+    /// or repeat becomes one instant by RFC 5545's rule (jiff's "compatible"), and the
+    /// first that lies after `after` is the run.
+    fn next_after_in(&self, tz: &jiff::tz::TimeZone, after: i64) -> Option<i64> {
+        let instant = jiff::Timestamp::from_millisecond(after).ok()?;
+        let offset_ms = i64::from(tz.to_offset(instant).seconds()) * 1000;
+        let start = (after + offset_ms).div_euclid(DAY_MINUTES * MINUTE_MS);
+        for day in start..start + HORIZON_DAYS {
+            if !self.runs_on(day) {
+                continue;
+            }
+            let (y, mo, d) = civil_from_days(day);
+            for minute_of_day in 0..DAY_MINUTES {
+                let (h, m) = (minute_of_day / 60, minute_of_day % 60);
+                if self.hours & (1 << h) == 0 || self.minutes & (1 << m) == 0 {
+                    continue;
+                }
+                let wall =
+                    jiff::civil::DateTime::new(y as i16, mo as i8, d as i8, h as i8, m as i8, 0, 0)
+                        .ok()?;
+                let at = tz
+                    .to_ambiguous_timestamp(wall)
+                    .compatible()
+                    .ok()?
+                    .as_millisecond();
+                if at > after {
+                    return Some(at);
                 }
             }
         }
@@ -440,6 +524,68 @@ mod tests {
             s.catch_up(due, at(2026, 1, 1, 0, 45)),
             (3, Some(at(2026, 1, 1, 0, 50)))
         );
+    }
+
+    /// The expected instants were computed with Python's zoneinfo (a wall time with
+    /// `fold=0`, converted to UTC).
+    #[test]
+    fn cron_tz_runs_on_the_zone_s_clock() {
+        let berlin = "CRON_TZ=Europe/Berlin 0 9 * * *";
+        assert_eq!(
+            Schedule::parse(berlin).unwrap().zone(),
+            Some("Europe/Berlin")
+        );
+        assert_eq!(next(berlin, at(2026, 12, 6, 0, 0)), at(2026, 12, 6, 8, 0));
+        assert_eq!(next(berlin, at(2026, 7, 1, 0, 0)), at(2026, 7, 1, 7, 0));
+        // Days are the zone's: Monday 08:00 in Tokyo is Sunday 23:00 in UTC.
+        assert_eq!(
+            next("CRON_TZ=Asia/Tokyo 0 8 * * mon", at(2026, 12, 6, 0, 0)),
+            at(2026, 12, 6, 23, 0)
+        );
+        // 02:30 is skipped when Berlin goes from 02:00 to 03:00: it runs at 03:30 (01:30Z).
+        assert_eq!(
+            next("CRON_TZ=Europe/Berlin 30 2 * * *", at(2026, 3, 28, 12, 0)),
+            at(2026, 3, 29, 1, 30)
+        );
+        // 02:30 comes twice when Berlin goes from 03:00 back to 02:00: it runs the first time.
+        assert_eq!(
+            runs(
+                "CRON_TZ=Europe/Berlin 30 2 * * *",
+                at(2026, 10, 24, 12, 0),
+                2
+            ),
+            vec![at(2026, 10, 25, 0, 30), at(2026, 10, 26, 1, 30)]
+        );
+        // Every half hour through New York's spring forward: 02:00 and 02:30 become 03:00 and
+        // 03:30, which run once each.
+        assert_eq!(
+            runs(
+                "CRON_TZ=America/New_York */30 * * * *",
+                at(2026, 3, 8, 6, 0),
+                4
+            ),
+            vec![
+                at(2026, 3, 8, 6, 30),
+                at(2026, 3, 8, 7, 0),
+                at(2026, 3, 8, 7, 30),
+                at(2026, 3, 8, 8, 0)
+            ]
+        );
+        assert_eq!(
+            next("CRON_TZ=UTC @daily", at(2026, 12, 6, 0, 0)),
+            at(2026, 12, 7, 0, 0)
+        );
+        let unknown = Schedule::parse("CRON_TZ=Mars/Olympus 0 9 * * *").unwrap_err();
+        assert_eq!(unknown.column, 9);
+        assert!(
+            unknown
+                .message
+                .starts_with("unknown time zone \"Mars/Olympus\""),
+            "{}",
+            unknown.message
+        );
+        let field = Schedule::parse("CRON_TZ=Europe/Berlin 61 * * * *").unwrap_err();
+        assert_eq!(field.column, 23);
     }
 
     #[test]

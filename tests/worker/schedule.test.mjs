@@ -23,6 +23,8 @@ test("a bad Schedule: is refused at its line and column", async () => {
     ["Schedule: @fortnightly\n\necho\n", 1, 11, /unknown shorthand @fortnightly/],
     ["Schedule: 0 0 30 2 *\n\necho\n", 1, 11, /never runs/],
     ["Schedule: 0 0 * * mon-fry\n\necho\n", 1, 23, /day of the week field takes a number or a name/],
+    ["Schedule: CRON_TZ=Mars/Olympus 0 9 * * *\n\necho\n", 1, 19, /unknown time zone "Mars\/Olympus"/],
+    ["Schedule: CRON_TZ=Europe/Berlin 0 25 * * *\n\necho\n", 1, 35, /the hour field is 0 to 23, not 25/],
   ];
   for (const [envelope, line, column, message] of cases) {
     const r = await api(worker.base, "PUT", "fifos/sched-bad", envelope);
@@ -50,6 +52,13 @@ test("a saved schedule keeps its next run, and the alarm is set to it", async ()
   const midnight = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000;
   assert.equal((await fifo("sched-five")).next_run, midnight);
   assert.equal(await alarm("sched-five"), midnight);
+
+  // On another zone's clock: 09:30 in Kolkata (UTC+05:30 all year) is 04:00 UTC.
+  await putFifo(worker.base, "sched-five", "Schedule: CRON_TZ=Asia/Kolkata 30 9 * * *\nTo: -\n\necho\n");
+  const day = 86_400_000;
+  const fourUtc = Math.floor((Date.now() - 4 * 3_600_000) / day) * day + day + 4 * 3_600_000;
+  assert.equal((await fifo("sched-five")).next_run, fourUtc);
+  assert.equal(await alarm("sched-five"), fourUtc);
 
   // Without Schedule: no next run.
   await putFifo(worker.base, "sched-five", "To: -\n\necho\n");
