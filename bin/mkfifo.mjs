@@ -268,7 +268,7 @@ function line(e) {
 }
 
 // The live log over the editor's WebSocket: the newest N Requests, then each new one as
-// it is logged (an entry that changes later is not printed again).
+// it is logged, and again each time its line changes (its delivery moves on).
 async function tail(args) {
   const [name, ...rest] = args;
   fifoName(name, "tail");
@@ -280,11 +280,12 @@ async function tail(args) {
     else throw usage(`tail: unknown option ${rest[i]}`);
   }
   const { url, token } = readConfig();
-  const seen = new Set();
+  const shown = new Map();
   const show = (e) => {
-    if (seen.has(e.id)) return;
-    seen.add(e.id);
-    process.stdout.write(asJson ? `${JSON.stringify(e)}\n` : `${line(e)}\n`);
+    const text = line(e);
+    if (shown.get(e.id) === text) return;
+    shown.set(e.id, text);
+    process.stdout.write(asJson ? `${JSON.stringify(e)}\n` : `${text}\n`);
   };
   const socketUrl = `${url.replace(/^http/, "ws")}/_/api/fifos/${encodeURIComponent(name)}/live`;
   await new Promise((resolve, reject) => {

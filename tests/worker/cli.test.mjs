@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, api, readMail, sentMail, startWorker, tempDir, until } from "./harness.mjs";
+import { ROOT, api, readMail, sentMail, startServer, startWorker, tempDir, until } from "./harness.mjs";
 
 const CLI = path.join(ROOT, "bin/mkfifo.mjs");
 const config = tempDir("mkfifo-cli-config-");
@@ -139,6 +139,25 @@ test("tail prints each Request as it is logged; replay sends one again", { timeo
   });
   assert.match(plain, new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+Z ${id} POST /cli-echo/while-tailing 202 \\d+ms 4B delivery=\\w+ replay_of=${live.request_id}`));
   assert.equal((await mkfifo(["replay", "cli-echo", "nonesuch"])).err, "mkfifo: no Request nonesuch in the log\n");
+
+  // A Request whose delivery moves on (pending, then delivered) is printed again.
+  const slow = await startServer((req, res) => setTimeout(() => res.end("ok"), 1500));
+  const later = path.join(work, "later.envelope");
+  fs.writeFileSync(later, `To: ${slow.url}/in\n\ncat\n`);
+  assert.equal((await mkfifo(["push", "cli-later", later])).code, 0);
+  const watching = spawn("node", [CLI, "tail", "cli-later", "--json"], { env });
+  let seen = "";
+  watching.stdout.on("data", (c) => (seen += c));
+  const closed = new Promise((resolve) => watching.on("close", resolve));
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // its socket open
+  const sent = await mkfifo(["send", "cli-later", "-d", "x"]);
+  const { id: later_id } = JSON.parse(sent.out);
+  const states = () => seen.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.request_id === later_id).map((e) => e.delivery);
+  await until(() => states().length >= 2, "the entry printed again as its delivery moved on");
+  assert.deepEqual(states(), ["pending", "delivered"]);
+  watching.kill("SIGINT");
+  assert.equal(await closed, 0);
+  await slow.close();
 });
 
 test("edit opens $EDITOR, saves on exit, and reopens on an error", async () => {
