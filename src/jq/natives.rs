@@ -119,6 +119,22 @@ macro_rules! fun1 {
     };
 }
 
+/// A native `NAME(re; flags)` over the input string, with the run's compiled regexes.
+macro_rules! regex2 {
+    ($name:expr, $f:expr) => {
+        (
+            $name,
+            v(2),
+            Native::new(|mut cv| {
+                let flags = cv.0.pop_var();
+                let re = cv.0.pop_var();
+                let f: fn(&regex::Cache, V, &V, &V) -> ValR<V, V> = $f;
+                once(f(&data(&cv).regexes, cv.1, &re, &flags))
+            }),
+        )
+    };
+}
+
 /// The natives, by name and arity.
 pub fn all() -> Vec<Fun> {
     let mut fs: Vec<Fun> = vec![
@@ -476,26 +492,8 @@ pub fn all() -> Vec<Fun> {
                 ))
             }),
         ),
-        (
-            "_scan_impl",
-            v(2),
-            Native::new(|mut cv| {
-                let flags = cv.0.pop_var();
-                let re = cv.0.pop_var();
-                let d = data(&cv);
-                once(regex::scan_impl(&d.regexes, cv.1, &re, &flags))
-            }),
-        ),
-        (
-            "_split_impl",
-            v(2),
-            Native::new(|mut cv| {
-                let flags = cv.0.pop_var();
-                let re = cv.0.pop_var();
-                let d = data(&cv);
-                once(regex::split_impl(&d.regexes, cv.1, &re, &flags))
-            }),
-        ),
+        regex2!("_scan_impl", regex::scan_impl),
+        regex2!("_split_impl", regex::split_impl),
         (
             "sub",
             Box::new([Bind::Var(()), Bind::Fun(()), Bind::Var(())]),
