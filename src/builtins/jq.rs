@@ -552,7 +552,9 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
                             " at <top-level>, line {lno}:\n{text}{}",
                             " ".repeat(col)
                         ));
-                    } else if !e.msg.starts_with("module not found") {
+                    } else if !e.msg.starts_with("module not found")
+                        && !e.msg.starts_with("Top-level program not given")
+                    {
                         line.push_str(" at <top-level>, line 1:");
                     }
                     ctx.stderr.extend_from_slice(line.as_bytes());

@@ -81,6 +81,9 @@ impl<'s> Lexer<'s> {
     /// All tokens, ending with an `Eof`; `Err` at a string that never ends.
     pub fn tokens(mut self) -> Result<Vec<Tok<'s>>, Tok<'s>> {
         let mut out = Vec::new();
+        // The brackets open so far: a closing one that does not close the last is no
+        // token of the grammar (jq's lexer says INVALID_CHARACTER).
+        let mut open = Vec::new();
         loop {
             self.skip_space();
             let start = self.pos;
@@ -150,6 +153,23 @@ impl<'s> Lexer<'s> {
                     ];
                     match SYMS.iter().find(|s| r.starts_with(**s)) {
                         Some(s) if *s == "?//=" => (Kind::Sym, 3),
+                        Some(&s @ ("(" | "[" | "{")) => {
+                            open.push(s);
+                            (Kind::Sym, 1)
+                        }
+                        Some(&s @ (")" | "]" | "}")) => {
+                            let opener = match s {
+                                ")" => "(",
+                                "]" => "[",
+                                _ => "{",
+                            };
+                            if open.last() == Some(&opener) {
+                                open.pop();
+                                (Kind::Sym, 1)
+                            } else {
+                                (Kind::Invalid, 1)
+                            }
+                        }
                         Some(s) => (Kind::Sym, s.len()),
                         None => (Kind::Invalid, r.chars().next().map_or(1, char::len_utf8)),
                     }

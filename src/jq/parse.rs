@@ -151,6 +151,15 @@ impl<'s> Parser<'s> {
         })
     }
 
+    fn unexpected_at_end<X>(&self, t: Tok<'s>) -> R<X> {
+        let mut e = self
+            .unexpected::<X>(t)
+            .err()
+            .expect("unexpected is an error");
+        e.msg = e.msg.replacen(" (Unix", ", expecting end of file (Unix", 1);
+        Err(e)
+    }
+
     fn is_sym(&self, s: &str) -> bool {
         let t = self.peek();
         t.kind == Kind::Sym && t.text == s
@@ -229,17 +238,29 @@ impl<'s> Parser<'s> {
                 extra: None,
             });
         }
-        // a program of definitions only runs `.`
+        // definitions, then the body, which jq requires
         let mut defs = Vec::new();
         while self.is_ident("def") {
             defs.push(self.def()?);
         }
-        let body = if self.peek().kind == Kind::Eof && !defs.is_empty() {
-            Term::Id
-        } else {
-            self.exp(0)?
-        };
-        self.expect_eof()?;
+        let first = self.peek();
+        if first.kind == Kind::Eof {
+            return Err(SyntaxError {
+                msg: "Top-level program not given (try \".\")".into(),
+                pos: usize::MAX,
+                extra: None,
+            });
+        }
+        // Where a whole program could end (before its body, or after it), a token that
+        // cannot go on is where jq's grammar wanted the end of the file.
+        if !starts_term(first) {
+            return self.unexpected_at_end(first);
+        }
+        let body = self.exp(0)?;
+        let end = self.peek();
+        if end.kind != Kind::Eof {
+            return self.unexpected_at_end(end);
+        }
         Ok(if defs.is_empty() {
             body
         } else {
@@ -1111,5 +1132,18 @@ fn single(t: &T<'_>) -> bool {
         }
         Term::Call(name, args) => ONE.contains(name) && args.iter().all(single),
         _ => false,
+    }
+}
+
+/// Whether a term can begin with `t`: what may follow the definitions of a program.
+fn starts_term(t: Tok<'_>) -> bool {
+    match t.kind {
+        Kind::Num | Kind::Str | Kind::Var | Kind::Format | Kind::Field => true,
+        Kind::Ident => !matches!(
+            t.text,
+            "then" | "elif" | "else" | "end" | "as" | "and" | "or" | "catch"
+        ),
+        Kind::Sym => matches!(t.text, "." | ".." | "[" | "{" | "(" | "-"),
+        Kind::Invalid | Kind::Eof => false,
     }
 }
