@@ -131,6 +131,16 @@ impl<'s> Parser<'s> {
     }
 
     fn unexpected<X>(&self, t: Tok<'s>) -> R<X> {
+        Err(self.syntax_error(t, ""))
+    }
+
+    /// The error at a token where the whole program could have ended.
+    fn unexpected_at_end<X>(&self, t: Tok<'s>) -> R<X> {
+        Err(self.syntax_error(t, ", expecting end of file"))
+    }
+
+    /// jq's (bison's) "unexpected" message for token `t`, then what was `expecting`.
+    fn syntax_error(&self, t: Tok<'s>, expecting: &str) -> SyntaxError {
         let what = match t.kind {
             Kind::Eof => "end of file".to_string(),
             Kind::Ident if KEYWORDS.contains(&t.text) => t.text.to_string(),
@@ -144,20 +154,11 @@ impl<'s> Parser<'s> {
             Kind::Sym if t.text.len() == 1 => format!("'{}'", t.text),
             Kind::Sym => t.text.to_string(),
         };
-        Err(SyntaxError {
-            msg: format!("syntax error, unexpected {what} (Unix shell quoting issues?)"),
+        SyntaxError {
+            msg: format!("syntax error, unexpected {what}{expecting} (Unix shell quoting issues?)"),
             pos: self.pos_of(t),
             extra: None,
-        })
-    }
-
-    fn unexpected_at_end<X>(&self, t: Tok<'s>) -> R<X> {
-        let mut e = self
-            .unexpected::<X>(t)
-            .err()
-            .expect("unexpected is an error");
-        e.msg = e.msg.replacen(" (Unix", ", expecting end of file (Unix", 1);
-        Err(e)
+        }
     }
 
     fn is_sym(&self, s: &str) -> bool {
@@ -423,7 +424,7 @@ impl<'s> Parser<'s> {
                             break;
                         }
                         _ => {
-                            let mut e = self.unexpected::<()>(n).unwrap_err();
+                            let mut e = self.syntax_error(n, "");
                             if n.kind == Kind::Eof {
                                 e.extra = Some((
                                     "Possibly unterminated 'if' statement".into(),
@@ -472,7 +473,7 @@ impl<'s> Parser<'s> {
             self.bump();
             return Ok(());
         }
-        let mut e = self.unexpected::<()>(n).unwrap_err();
+        let mut e = self.syntax_error(n, "");
         if n.kind == Kind::Eof {
             e.extra = Some((
                 "Possibly unterminated 'if' statement".into(),

@@ -16,6 +16,7 @@ use fancy_regex::Regex;
 use jaq_core::{Error, ValR};
 
 use super::fuel;
+use super::ops::err;
 use super::value::{Key, Map, Val};
 
 /// Compiled regexes of one run, by pattern and flags.
@@ -44,23 +45,20 @@ fn compile<'s>(
     input: &'s Val,
     re: &Val,
     flags: &Val,
-) -> Result<(&'s str, Compiled), Error<Val>> {
+) -> ValR<(&'s str, Compiled), Val> {
     let Val::Str(s) = input else {
-        return Err(jaq_error(format!(
+        return err(format!(
             "{} cannot be matched, as it is not a string",
             input.kind_and_trunc()
-        )));
+        ));
     };
     let Val::Str(pat) = re else {
-        return Err(jaq_error(format!(
-            "{} is not a string",
-            re.kind_and_trunc()
-        )));
+        return err(format!("{} is not a string", re.kind_and_trunc()));
     };
     let flags = match flags {
         Val::Null => String::new(),
         Val::Str(f) => f.to_string(),
-        f => return Err(jaq_error(format!("{} is not a string", f.kind_and_trunc()))),
+        f => return err(format!("{} is not a string", f.kind_and_trunc())),
     };
     let (mut global, mut skip_empty) = (false, false);
     let mut inline = String::new();
@@ -75,7 +73,7 @@ fn compile<'s>(
                 skip_empty = true;
             }
             's' | 'l' => {}
-            _ => return Err(jaq_error(format!("{flags} is not a valid modifier string"))),
+            _ => return err(format!("{flags} is not a valid modifier string")),
         }
     }
     let key = (pat.to_string(), inline.clone());
@@ -95,9 +93,7 @@ fn compile<'s>(
                     r
                 }
                 Err(e) => {
-                    return Err(jaq_error(format!(
-                        "{pat} (at offset 0) is not a valid regex: {e}"
-                    )));
+                    return err(format!("{pat} (at offset 0) is not a valid regex: {e}"));
                 }
             }
         }
@@ -115,23 +111,19 @@ fn compile<'s>(
     ))
 }
 
-fn jaq_error(msg: String) -> Error<Val> {
-    Error::new(Val::str(msg))
-}
-
 /// Calls `each` with the matches jq's loop finds (every one with `g`, empty ones left out
 /// with `n`), in order, until it returns false. One step per match.
 fn each_match(
     s: &str,
     c: &Compiled,
     mut each: impl FnMut(&fancy_regex::Captures<str>) -> bool,
-) -> Result<(), Error<Val>> {
+) -> ValR<(), Val> {
     let mut start = 0usize;
     while start <= s.len() {
         let caps = match c.regex.captures_from_pos(s, start) {
             Ok(Some(c)) => c,
             Ok(None) => break,
-            Err(e) => return Err(jaq_error(format!("regex failed: {e}"))),
+            Err(e) => return err(format!("regex failed: {e}")),
         };
         let Some(m) = caps.get(0) else { break };
         let empty = m.start() == m.end();
