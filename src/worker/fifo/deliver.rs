@@ -12,7 +12,7 @@ use futures_util::future::{select, Either};
 use serde::{Deserialize, Serialize};
 use worker::{AbortController, Delay, Env, Fetch, Headers, RequestInit, RequestRedirect};
 
-use super::store::{Delivery, DeliveryState, Ran, Store};
+use super::store::{Delivery, DeliveryState, Ran, Store, PIECE_BYTES};
 use super::Fifo;
 use crate::envelope::run::{Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
@@ -185,7 +185,7 @@ impl Fifo {
                     continue;
                 }
             };
-            incoming.body = body;
+            incoming.body = store.request_body(&request_id, body)?;
             self.read_mail(&mut incoming);
             let plan = match self.compiled(&row) {
                 Ok(compiled) => self.run_envelope(&compiled, &incoming).await?,
@@ -202,10 +202,18 @@ impl Fifo {
             self.queue(&store, &incoming, plan)?;
             store.remove_request(&request_id)?;
         }
-        let due = store.due_deliveries(now_ms(), BATCH)?;
+        // Bodies in pieces are read whole only to be sent, one at a time after the rest,
+        // so that a batch of them does not hold the isolate's memory.
+        let (pieced, due): (Vec<_>, Vec<_>) = store
+            .due_deliveries(now_ms(), BATCH)?
+            .into_iter()
+            .partition(|d| d.body.len() >= PIECE_BYTES);
         let attempts = due.into_iter().map(|d| self.attempt(&store, d));
         for attempted in futures_util::future::join_all(attempts).await {
             attempted?;
+        }
+        for d in pieced {
+            self.attempt(&store, d).await?;
         }
         self.schedule(&store).await
     }
@@ -246,11 +254,11 @@ impl Fifo {
                 to,
                 reply_to,
             }) => {
-                if outgoing.body.len() > super::MAX_STORED_BODY {
+                let limit = super::Limits::of(&self.env).held;
+                if outgoing.body.len() > limit {
                     let error = format!(
-                        "the script's output to send on is {} bytes: at most {} are kept for delivery",
+                        "the script's output to send on is {} bytes: at most {limit} are kept for delivery",
                         outgoing.body.len(),
-                        super::MAX_STORED_BODY
                     );
                     store.update_log(&req.request_id, DeliveryState::Failed, Some(&error), ran)?;
                     return self.report(store, req, &plan.errors_to, &error, None);
@@ -289,6 +297,10 @@ impl Fifo {
     /// Sends one due delivery and records what happened.
     async fn attempt(&self, store: &Store, d: Delivery) -> worker::Result<()> {
         let started = now_ms();
+        let d = Delivery {
+            body: store.delivery_body(&d)?,
+            ..d
+        };
         let (Ok(dest), Ok(stored)) = (
             serde_json::from_str::<Destination>(&d.destination),
             serde_json::from_str::<Stored>(&d.outgoing),

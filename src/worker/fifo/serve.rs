@@ -11,7 +11,7 @@ use super::answer::{self, BodyStream};
 use super::body;
 use super::deliver::to_fifo_now;
 use super::store::{DeliveryState, LogEntry, Outcome, Ran};
-use super::{header, Fifo, Limits, MAX_STORED_BODY};
+use super::{header, Fifo, Limits};
 use crate::conditional::{self, Conditions};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
@@ -256,16 +256,6 @@ impl Fifo {
             || literal("to")
             || (literal("reply-to") && incoming.source != Source::Email);
         if !waits {
-            if incoming.body.len() > MAX_STORED_BODY {
-                return Err(Failure::new(
-                    413,
-                    format!(
-                        "a Request answered later (202) holds at most {MAX_STORED_BODY} bytes: \
-                         its body is kept in the FIFO's storage; `To: -` takes up to {}",
-                        body::size_text(Limits::of(&self.env).held)
-                    ),
-                ));
-            }
             store.put_request(
                 &incoming.request_id,
                 entry.at,

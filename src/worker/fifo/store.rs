@@ -102,7 +102,19 @@ const MIGRATIONS: &[&str] = &[
         body BLOB NOT NULL
     );
     ALTER TABLE fifo ADD COLUMN next_run INTEGER;",
+    // 8: bodies longer than one SQLite value holds: a row keeps the first piece, and
+    // `pieces` the rest, in order, under the row's owner name (`Store::pieced`).
+    "CREATE TABLE pieces (
+        owner TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        bytes BLOB NOT NULL,
+        PRIMARY KEY (owner, n)
+    );",
 ];
+
+/// A body longer than this is stored in pieces: SQLite in a Durable Object holds at most
+/// 2 MB in one value.
+pub const PIECE_BYTES: usize = 1_000_000;
 
 /// How many Requests the log keeps; the oldest are dropped first.
 pub const LOG_ROWS: i64 = 1000;
@@ -892,14 +904,20 @@ impl Store {
                 request_id.into(),
                 received_at.into(),
                 meta.into(),
-                body.to_vec().into(),
+                first_piece(body).to_vec().into(),
             ],
         )?;
+        self.put_pieces(&request_owner(request_id), body)?;
         self.queue_changed.set(true);
         Ok(())
     }
 
-    /// The oldest Requests waiting to be run: (id, meta, body).
+    /// The whole body of a waiting Request, from the first piece its row holds.
+    pub fn request_body(&self, request_id: &str, first: Vec<u8>) -> worker::Result<Vec<u8>> {
+        self.pieced(&request_owner(request_id), first)
+    }
+
+    /// The oldest Requests waiting to be run: (id, meta, the first piece of the body).
     pub fn waiting_requests(&self, limit: i64) -> worker::Result<Vec<(String, String, Vec<u8>)>> {
         let mut out = Vec::new();
         let cursor = self.sql.exec(
@@ -926,6 +944,7 @@ impl Store {
             "DELETE FROM requests WHERE request_id = ?",
             vec![request_id.into()],
         )?;
+        self.drop_pieces(&request_owner(request_id))?;
         self.queue_changed.set(true);
         Ok(())
     }
@@ -953,14 +972,65 @@ impl Store {
                 purpose.into(),
                 destination.into(),
                 outgoing.into(),
-                body.to_vec().into(),
+                first_piece(body).to_vec().into(),
                 reply_to.into(),
                 errors_to.into(),
                 now.into(),
                 now.into(),
             ],
         )?;
+        if body.len() > PIECE_BYTES {
+            #[derive(Deserialize)]
+            struct Id {
+                id: i64,
+            }
+            let id = self
+                .sql
+                .exec("SELECT last_insert_rowid() AS id", None)?
+                .one::<Id>()?
+                .id;
+            self.put_pieces(&delivery_owner(id), body)?;
+        }
         self.queue_changed.set(true);
+        Ok(())
+    }
+
+    /// The whole body of a delivery, from the first piece that [`Store::due_deliveries`] read.
+    pub fn delivery_body(&self, delivery: &Delivery) -> worker::Result<Vec<u8>> {
+        self.pieced(&delivery_owner(delivery.id), delivery.body.clone())
+    }
+
+    /// Stores the pieces of `body` after its first (which its row holds) under `owner`.
+    fn put_pieces(&self, owner: &str, body: &[u8]) -> worker::Result<()> {
+        for (n, piece) in body.chunks(PIECE_BYTES).enumerate().skip(1) {
+            self.sql.exec(
+                "INSERT INTO pieces (owner, n, bytes) VALUES (?, ?, ?)",
+                vec![owner.into(), (n as i64).into(), piece.to_vec().into()],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `first` and the pieces after it: a row holding less than a whole piece has none.
+    fn pieced(&self, owner: &str, mut first: Vec<u8>) -> worker::Result<Vec<u8>> {
+        if first.len() < PIECE_BYTES {
+            return Ok(first);
+        }
+        let cursor = self.sql.exec(
+            "SELECT bytes FROM pieces WHERE owner = ? ORDER BY n",
+            vec![owner.into()],
+        )?;
+        for row in cursor.raw() {
+            if let Some(piece) = row?.first() {
+                first.extend_from_slice(&value_bytes(piece));
+            }
+        }
+        Ok(first)
+    }
+
+    fn drop_pieces(&self, owner: &str) -> worker::Result<()> {
+        self.sql
+            .exec("DELETE FROM pieces WHERE owner = ?", vec![owner.into()])?;
         Ok(())
     }
 
@@ -1019,11 +1089,16 @@ impl Store {
             "INSERT INTO attempts (delivery_id, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
             vec![delivery.id.into(), at.into(), status.clone(), error_value.clone(), duration_ms.into()],
         )?;
+        // Sent, or given up: the body is not read again, and its space is freed.
         self.sql.exec(
-            "UPDATE deliveries SET state = ?, attempts = attempts + 1, next_at = ?, last_status = ?, last_error = ?
-             WHERE id = ?",
+            "UPDATE deliveries SET state = ?1, attempts = attempts + 1, next_at = ?2, last_status = ?3,
+                last_error = ?4, body = CASE WHEN ?1 = 'pending' THEN body ELSE x'' END
+             WHERE id = ?5",
             vec![state.into(), next_at.into(), status, error_value, delivery.id.into()],
         )?;
+        if state != "pending" && delivery.body.len() >= PIECE_BYTES {
+            self.drop_pieces(&delivery_owner(delivery.id))?;
+        }
         self.queue_changed.set(true);
         Ok(())
     }
@@ -1170,6 +1245,19 @@ impl Store {
         )?;
         Ok(())
     }
+}
+
+/// What a row holds of a body: its first piece.
+fn first_piece(body: &[u8]) -> &[u8] {
+    &body[..body.len().min(PIECE_BYTES)]
+}
+
+fn request_owner(request_id: &str) -> String {
+    format!("request:{request_id}")
+}
+
+fn delivery_owner(id: i64) -> String {
+    format!("delivery:{id}")
 }
 
 fn value_bytes(v: &SqlStorageValue) -> Vec<u8> {
