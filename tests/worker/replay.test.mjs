@@ -153,3 +153,31 @@ test("a whole body is kept for the newest Requests only; an older one's replay s
   assert.equal(replayed.request_bytes, body.length);
   assert.equal(replayed.replay_of, log[1]);
 });
+
+test("bodies of megabytes are kept in pieces and replayed whole, the newest up to 32 MiB in all", { timeout: 120_000 }, async () => {
+  const server = await startServer((req, res) => res.end("ok"));
+  try {
+    assert.equal((await owner("PUT", "fifos/rp-big", `To: ${server.url}/big\n\ncat\n`)).status, 201);
+    const bodies = [12, 12, 12].map((mib, i) => Buffer.alloc(mib * 1024 * 1024 + i, String(i)));
+    for (const body of bodies) {
+      const r = await fetch(`${worker.base}/rp-big/`, { method: "POST", body });
+      assert.equal(r.status, 202, await r.text());
+    }
+    await until(() => server.requests.length === 3 || null, "the deliveries");
+    const log = (await owner("GET", "fifos/rp-big/log")).data.entries.map((e) => e.request_id).reverse();
+    // 36 MiB in all: the oldest body is no longer kept.
+    let r = await owner("POST", `fifos/rp-big/log/${log[0]}/replay`);
+    assert.equal(r.status, 410);
+    assert.match(r.data.error, /\(12582912 bytes\) is no longer kept/);
+    for (const i of [1, 2]) {
+      r = await owner("POST", `fifos/rp-big/log/${log[i]}/replay`);
+      assert.equal(r.status, 202, r.text);
+    }
+    await until(() => server.requests.length === 5 || null, "the replays");
+    const again = server.requests.slice(3).map((q) => q.body);
+    assert.ok(again.some((b) => b.equals(bodies[1])), "the second body, replayed whole");
+    assert.ok(again.some((b) => b.equals(bodies[2])), "the third body, replayed whole");
+  } finally {
+    await server.close();
+  }
+});

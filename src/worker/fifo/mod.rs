@@ -38,11 +38,6 @@ pub const MAX_BODY: usize = 32 * 1024 * 1024;
 /// platform lets a Worker receive.
 pub const MAX_STREAMED_BODY: usize = 100 * 1024 * 1024;
 
-/// The largest body kept apart to be replayed (one SQLite value, which a Durable Object
-/// holds up to 2 MB, beside the rest of its row). Requests waiting to be run and
-/// deliveries keep bodies of any size held whole, in pieces.
-pub const MAX_STORED_BODY: usize = 1_900_000;
-
 /// The body limits of this deployment: `MKFIFO_MAX_BODY` (bytes) lowers both.
 pub(super) struct Limits {
     pub streamed: usize,

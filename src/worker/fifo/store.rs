@@ -103,13 +103,15 @@ const MIGRATIONS: &[&str] = &[
     );
     ALTER TABLE fifo ADD COLUMN next_run INTEGER;",
     // 8: bodies longer than one SQLite value holds: a row keeps the first piece, and
-    // `pieces` the rest, in order, under the row's owner name (`Store::pieced`).
+    // `pieces` the rest, in order, under the row's owner name (`Store::pieced`); a kept
+    // body's whole length (0 in rows from before: their length is the row's).
     "CREATE TABLE pieces (
         owner TEXT NOT NULL,
         n INTEGER NOT NULL,
         bytes BLOB NOT NULL,
         PRIMARY KEY (owner, n)
-    );",
+    );
+    ALTER TABLE bodies ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// A body longer than this is stored in pieces: SQLite in a Durable Object holds at most
@@ -122,9 +124,9 @@ pub const LOG_ROWS: i64 = 1000;
 /// How much of a Request's body the log keeps; the rest is marked as cut.
 pub const LOG_BODY_BYTES: usize = 64 * 1024;
 
-/// Whole bodies longer than [`LOG_BODY_BYTES`] (and held whole, so at most
-/// `MAX_STORED_BODY`) are kept apart to be replayed: those of the newest
-/// [`KEPT_BODIES`] such Requests, and no more than [`KEPT_BODY_BYTES`] of them in all.
+/// Whole bodies longer than [`LOG_BODY_BYTES`] (and held whole) are kept apart to be
+/// replayed: those of the newest [`KEPT_BODIES`] such Requests, and no more than
+/// [`KEPT_BODY_BYTES`] of them in all.
 pub const KEPT_BODIES: i64 = 100;
 pub const KEPT_BODY_BYTES: i64 = 32 * 1024 * 1024;
 
@@ -750,19 +752,36 @@ impl Store {
     /// Keeps a whole body longer than the log keeps, for replays, and drops the oldest
     /// beyond [`KEPT_BODIES`] and [`KEPT_BODY_BYTES`].
     fn keep_body(&self, request_id: &str, body: &[u8]) -> worker::Result<()> {
-        if body.len() > super::MAX_STORED_BODY {
+        if body.len() as i64 > KEPT_BODY_BYTES {
             return Ok(());
         }
+        let owner = kept_body_owner(request_id);
+        self.drop_pieces(&owner)?;
         self.sql.exec(
-            "INSERT OR REPLACE INTO bodies (request_id, body) VALUES (?, ?)",
-            vec![request_id.into(), body.to_vec().into()],
+            "INSERT OR REPLACE INTO bodies (request_id, body, bytes) VALUES (?, ?, ?)",
+            vec![
+                request_id.into(),
+                first_piece(body).to_vec().into(),
+                (body.len() as i64).into(),
+            ],
         )?;
+        self.put_pieces(&owner, body)?;
         self.sql.exec(
             "DELETE FROM bodies WHERE id IN (SELECT id FROM (SELECT id,
                 row_number() OVER (ORDER BY id DESC) AS n,
-                sum(length(body)) OVER (ORDER BY id DESC) AS total FROM bodies)
+                sum(max(bytes, length(body))) OVER (ORDER BY id DESC) AS total FROM bodies)
              WHERE n > ? OR total > ?)",
             vec![KEPT_BODIES.into(), KEPT_BODY_BYTES.into()],
+        )?;
+        self.drop_unkept_pieces()
+    }
+
+    /// Drops the pieces of kept bodies that are no longer kept.
+    fn drop_unkept_pieces(&self) -> worker::Result<()> {
+        self.sql.exec(
+            "DELETE FROM pieces WHERE owner >= 'body:' AND owner < 'body;'
+                AND substr(owner, 6) NOT IN (SELECT request_id FROM bodies)",
+            None,
         )?;
         Ok(())
     }
@@ -790,10 +809,11 @@ impl Store {
             "SELECT body FROM bodies WHERE request_id = ?",
             vec![request_id.into()],
         )?;
-        Ok(match kept.raw().next().transpose()? {
-            Some(row) => row.first().map(value_bytes),
-            None => None,
-        })
+        let Some(row) = kept.raw().next().transpose()? else {
+            return Ok(None);
+        };
+        let first = row.first().map(value_bytes).unwrap_or_default();
+        Ok(Some(self.pieced(&kept_body_owner(request_id), first)?))
     }
 
     /// The Requests that failed (their run or a delivery) at or after `since`, oldest
@@ -1243,7 +1263,7 @@ impl Store {
             "DELETE FROM bodies WHERE request_id NOT IN (SELECT request_id FROM log)",
             None,
         )?;
-        Ok(())
+        self.drop_unkept_pieces()
     }
 }
 
@@ -1258,6 +1278,12 @@ fn request_owner(request_id: &str) -> String {
 
 fn delivery_owner(id: i64) -> String {
     format!("delivery:{id}")
+}
+
+/// The owner of a kept body's pieces: `body:` and the Request id ([`Store::drop_unkept_pieces`]
+/// reads the id back from it).
+fn kept_body_owner(request_id: &str) -> String {
+    format!("body:{request_id}")
 }
 
 fn value_bytes(v: &SqlStorageValue) -> Vec<u8> {
