@@ -5,7 +5,7 @@
 
 use jaq_core::box_iter::{box_once, BoxIter};
 use jaq_core::native::{bome, Filter};
-use jaq_core::{Bind, Cv, Error, Exn, Native, ValR, ValT, ValX, ValXs};
+use jaq_core::{Bind, Cv, Direct, Error, Exn, Native, ValR, ValT, ValX, ValXs};
 
 use super::fuel;
 use super::ops::{err, split};
@@ -99,7 +99,10 @@ macro_rules! fun0 {
                 let f: fn(V) -> ValR<V, V> = $f;
                 once(f(cv.1))
             })
-            .pure(),
+            .direct(Direct::Input(|_, x| {
+                let f: fn(V) -> ValR<V, V> = $f;
+                f(x)
+            })),
         )
     };
 }
@@ -114,7 +117,10 @@ macro_rules! fun1 {
                 let f: fn(V, V) -> ValR<V, V> = $f;
                 once(f(cv.1, a))
             })
-            .pure(),
+            .direct(Direct::InputArg(|_, x, a| {
+                let f: fn(V, V) -> ValR<V, V> = $f;
+                f(x, a)
+            })),
         )
     };
 }

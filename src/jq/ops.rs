@@ -430,6 +430,24 @@ impl ValT for Val {
         Ok(Val::obj(m))
     }
 
+    fn from_shared_str(s: &Rc<String>) -> Self {
+        Val::Str(s.clone())
+    }
+
+    /// The entry goes into the object itself (in place when it is owned once), with the
+    /// steps and checks of adding an object of one entry.
+    fn add_entry(self, k: Self, v: Self) -> ValR<Self> {
+        match (self, k) {
+            (Val::Obj(mut x), Val::Str(k)) => {
+                check_items(x.len() + 1)?;
+                spend(1)?;
+                x.make_mut().insert(Key::from(k.as_str()), v);
+                Ok(Val::Obj(x))
+            }
+            (x, k) => add(x, Self::from_map([(k, v)])?),
+        }
+    }
+
     fn key_values(self) -> BoxIter<'static, ValR<(Self, Self), Self>> {
         match self {
             Val::Arr(a) => {

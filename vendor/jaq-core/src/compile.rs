@@ -102,7 +102,8 @@ pub(crate) enum Term<T = TermId> {
 
     Int(isize),
     Num(String),
-    Str(String),
+    /// (mkfifo patch) shared, so that a value made of it need not copy it
+    Str(alloc::rc::Rc<String>),
     /// Array construction (`[f]`)
     Arr(T),
     /// Empty object (`{}`)
@@ -750,12 +751,12 @@ impl<'s, F> Compiler<&'s str, F> {
                     None => self.lut.insert_term(Term::ToString),
                 };
                 let parts = parts.into_iter().map(|part| match part {
-                    StrPart::Str(s) => Term::Str(s.into()),
-                    StrPart::Char(c) => Term::Str(c.into()),
+                    StrPart::Str(s) => Term::Str(alloc::rc::Rc::new(s.into())),
+                    StrPart::Char(c) => Term::Str(alloc::rc::Rc::new(c.into())),
                     StrPart::Term(f) => Term::Pipe(self.iterm(f), None, fmt),
                 });
                 let parts = parts.collect();
-                self.sum_or(|| Term::Str(String::new()), parts)
+                self.sum_or(|| Term::Str(alloc::rc::Rc::default()), parts)
             }
             Obj(o) => {
                 let kvs = o.into_iter().map(|(k, v)| self.obj_entry(k, v)).collect();
@@ -880,7 +881,7 @@ impl<'s, F> Compiler<&'s str, F> {
     fn obj_entry(&mut self, k: parse::Term<&'s str>, v: Option<parse::Term<&'s str>>) -> Term {
         let (k, v) = match (k, v) {
             (parse::Term::Var(x), None) => (
-                self.lut.insert_term(Term::Str(x[1..].into())),
+                self.lut.insert_term(Term::Str(alloc::rc::Rc::new(x[1..].into()))),
                 self.iterm(parse::Term::Var(x)),
             ),
             (k, None) => {

@@ -477,6 +477,19 @@ pub struct Native<D: DataT + ?Sized> {
     has_paths: bool,
     /// (mkfifo patch) whether `run` always yields exactly one value, without side effects
     pure: bool,
+    /// (mkfifo patch) what `run` computes, as a plain function of the input and the
+    /// argument values, for [`Id::single`] to call without a context or an iterator
+    direct: Direct<D>,
+}
+
+/// (mkfifo patch) A pure native's function of its input (and one argument value), or none.
+pub enum Direct<D: DataT + ?Sized> {
+    /// No such function: `run` is called.
+    None,
+    /// Of the input alone (the context is only there to name the lifetime).
+    Input(for<'a> fn(&Ctx<'a, D>, D::V<'a>) -> ValR<D::V<'a>>),
+    /// Of the input and the value of its one argument.
+    InputArg(for<'a> fn(&Ctx<'a, D>, D::V<'a>, D::V<'a>) -> ValR<D::V<'a>>),
 }
 
 type IdRunFn<'a, D, T> = fn(&Id, Cv<'a, D, T>) -> ValXs<'a, T, <D as DataT>::V<'a>>;
@@ -501,13 +514,23 @@ impl<D: DataT> Native<D> {
             update: |cv, _| box_once(Err(Exn::from(Error::path_expr(cv.1)))),
             has_paths: false,
             pure: false,
+            direct: Direct::<D>::None,
         }
     }
 
     /// (mkfifo patch) Declare that `run` always yields exactly one value and has no
     /// side effects (beyond spending steps), so that [`Id::single`] may call it.
-    pub const fn pure(self) -> Self {
+    pub fn pure(self) -> Self {
         Self { pure: true, ..self }
+    }
+
+    /// (mkfifo patch) A pure native that `run` computes as `direct` does.
+    pub fn direct(self, direct: Direct<D>) -> Self {
+        Self {
+            pure: true,
+            direct,
+            ..self
+        }
     }
 
     /// Specify a paths function (used for `path(...)`).
@@ -661,7 +684,7 @@ impl Id {
             Ast::ToString => Ok(v.into_string()),
             Ast::Int(n) => Ok(D::V::from(*n)),
             Ast::Num(x) => D::V::from_num(x).map_err(Exn::from),
-            Ast::Str(s) => Ok(D::V::from(s.clone())),
+            Ast::Str(s) => Ok(D::V::from_shared_str(s)),
             Ast::ObjEmpty => D::V::from_map([]).map_err(Exn::from),
             Ast::Var(x) => match ctx.vars.get(*x) {
                 Some(Bind::Var(x)) => Ok(x.clone()),
@@ -674,6 +697,23 @@ impl Id {
                     e => return e,
                 };
                 (|| Ok(D::V::from_map([(k?, x?)])?))()
+            }
+            // (mkfifo patch) `l + {k: x}`, as object constructions sum their entries: the
+            // entry goes into the object of `l` without an object of its own. The parts run
+            // in the order below, and the first error among `l`, `k`, `x` wins, as below.
+            Ast::Math(l, crate::ops::Math::Add, r)
+                if matches!(ctx.lut().terms[r.0], Ast::ObjSingle(..)) =>
+            {
+                let Ast::ObjSingle(k, x) = &ctx.lut().terms[r.0] else {
+                    unreachable!()
+                };
+                let k = get!(k, v.clone(), v);
+                let x = get!(x, v.clone(), v);
+                let o = match l.single(ctx, v) {
+                    Ok(o) => o,
+                    e => return e,
+                };
+                (|| Ok(o?.add_entry(k?, x?)?))()
             }
             // the right operand runs first, the left one's error wins
             Ast::Math(l, op, r) => {
@@ -726,6 +766,16 @@ impl Id {
                 let Some(f) = lut.funs.get(*id).filter(|f| f.pure) else {
                     return Err(v);
                 };
+                match (&f.direct, &args[..]) {
+                    (Direct::Input(g), []) => return Ok(g(ctx, v).map_err(Exn::from)),
+                    (Direct::InputArg(g), [Arg::Var(a)]) => {
+                        return Ok(match get!(a, v.clone(), v) {
+                            Ok(y) => g(ctx, v, y).map_err(Exn::from),
+                            Err(e) => Err(e),
+                        })
+                    }
+                    _ => (),
+                }
                 let mut c = ctx.with_vars(Vars::new([]));
                 for a in args.iter() {
                     let Arg::Var(a) = a else { return Err(v) };
@@ -854,7 +904,7 @@ impl Id {
             Ast::ToString => box_once(Ok(cv.1.into_string())),
             Ast::Int(n) => box_once(Ok(D::V::from(*n))),
             Ast::Num(x) => box_once(D::V::from_num(x).map_err(Exn::from)),
-            Ast::Str(s) => box_once(Ok(D::V::from(s.clone()))),
+            Ast::Str(s) => box_once(Ok(D::V::from_shared_str(s))),
             Ast::Arr(f) => box_once(f.run(cv).collect()),
             Ast::ObjEmpty => box_once(D::V::from_map([]).map_err(Exn::from)),
             Ast::ObjSingle(k, v) => {

@@ -67,7 +67,7 @@ pub mod val;
 
 pub use data::DataT;
 pub use exn::{Error, Exn, ABORT};
-pub use filter::{Ctx, Cv, Native, PathsPtr, RunPtr, UpdatePtr, Vars};
+pub use filter::{Ctx, Cv, Direct, Native, PathsPtr, RunPtr, UpdatePtr, Vars};
 pub use val::{unwrap_valr, ValR, ValT, ValX, ValXs};
 
 use rc_list::List as RcList;

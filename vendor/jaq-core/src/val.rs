@@ -94,6 +94,18 @@ pub trait ValT:
     /// This is used when creating values with the syntax `{k: v}`.
     fn from_map<I: IntoIterator<Item = (Self, Self)>>(iter: I) -> ValR<Self>;
 
+    /// (mkfifo patch) The value of a string literal of the program; a value may share it.
+    fn from_shared_str(s: &alloc::rc::Rc<alloc::string::String>) -> Self {
+        Self::from(alloc::string::String::clone(s))
+    }
+
+    /// (mkfifo patch) `self + {k: v}`: what an object construction adds for each of its
+    /// entries after the first. A value may add the entry to itself in place, without the
+    /// object of one entry.
+    fn add_entry(self, k: Self, v: Self) -> ValR<Self> {
+        self + Self::from_map([(k, v)])?
+    }
+
     /// Yield the key-value pairs of a value.
     ///
     /// This is used to collect the paths of `.[]`.
