@@ -8,7 +8,7 @@ use jaq_core::native::{bome, Filter};
 use jaq_core::{Bind, Cv, Direct, Error, Exn, Native, ValR, ValT, ValX, ValXs};
 
 use super::fuel;
-use super::ops::{err, split};
+use super::ops::{self, err, split};
 use super::value::{cmp, Key, Val};
 use super::{format, paths, regex, time, Jq, RunData};
 
@@ -750,7 +750,7 @@ fn contains_at(a: &V, b: &V, top: bool) -> ValR<bool, V> {
         }
         (Val::Str(x), Val::Str(y)) => {
             spend_bytes(x.len())?;
-            Ok(x.contains(y.as_str()))
+            Ok(y.is_empty() || ops::find(x.as_bytes(), y.as_bytes()).is_some())
         }
         _ if a.type_name() == b.type_name() => Ok(a == b),
         _ if !top => Ok(false),

@@ -185,9 +185,39 @@ pub fn split(s: &str, sep: &str) -> ValR<Val, Val> {
     let parts: Vec<Val> = if sep.is_empty() {
         s.chars().map(|c| Val::str(c.to_string())).collect()
     } else {
-        s.split(sep).map(Val::from).collect()
+        // A match of valid UTF-8 in valid UTF-8 starts and ends on character boundaries.
+        let mut parts = Vec::new();
+        let mut start = 0;
+        let mut cut = |i: usize| {
+            parts.push(Val::from(&s[start..i]));
+            start = i + sep.len();
+        };
+        if s.len() > 1024 {
+            // One searcher for all the matches of a long text.
+            memchr::memmem::find_iter(s.as_bytes(), sep.as_bytes()).for_each(&mut cut);
+        } else {
+            let mut from = 0;
+            while let Some(i) = find(&s.as_bytes()[from..], sep.as_bytes()) {
+                cut(from + i);
+                from += i + sep.len();
+            }
+        }
+        parts.push(Val::from(&s[start..]));
+        parts
     };
     Ok(Val::arr(parts))
+}
+
+/// Where `needle` (not empty) first occurs in `hay`. Short texts, as jq programs cut
+/// them (fields, names, a line), are scanned for the needle's first byte: setting up
+/// `str::find`'s or memmem's searcher costs more than such a scan.
+pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if hay.len() > 1024 {
+        return memchr::memmem::find(hay, needle);
+    }
+    let (&first, rest) = needle.split_first()?;
+    let last_start = hay.len().checked_sub(needle.len())?;
+    memchr::memchr_iter(first, &hay[..=last_start]).find(|&i| hay[i + 1..].starts_with(rest))
 }
 
 /// jq's double-to-integer for `%`: saturating at the ends of `i64`.
