@@ -64,7 +64,16 @@ pub fn add(a: Val, b: Val) -> ValR<Val, Val> {
         (Val::Str(mut x), Val::Str(y)) => {
             check_len(x.len() + y.len())?;
             spend(1 + y.len() as u64 / 64)?;
-            Rc::make_mut(&mut x).push_str(&y);
+            match Rc::get_mut(&mut x) {
+                Some(owned) => owned.push_str(&y),
+                None => {
+                    // A shared string is copied once, at the length it grows to.
+                    let mut sum = String::with_capacity(x.len() + y.len());
+                    sum.push_str(&x);
+                    sum.push_str(&y);
+                    x = Rc::new(sum);
+                }
+            }
             Ok(Val::Str(x))
         }
         (Val::Arr(mut x), Val::Arr(y)) => {
@@ -361,6 +370,14 @@ pub fn slice(v: &Val, from: Option<&Val>, to: Option<&Val>) -> ValR<Val, Val> {
                 return Ok(v.clone());
             }
             Ok(Val::arr(a[s..e].to_vec()))
+        }
+        Val::Str(st) if st.is_ascii() => {
+            // Code points are bytes.
+            let (s, e) = slice_bounds(st.len(), from, to)?;
+            if s == 0 && e == st.len() {
+                return Ok(v.clone());
+            }
+            Ok(Val::str(&st[s..e]))
         }
         Val::Str(st) => {
             let n = st.chars().count();

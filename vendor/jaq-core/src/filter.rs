@@ -813,6 +813,40 @@ impl Id {
                 };
                 (|| Ok((-x?)?))()
             }
+            // (mkfifo patch) one part that is not optional (`.a`, `.[i]`, `.[a:b]`): as
+            // below, without arrays of parts to fill, move and drop
+            Ast::Path(f, path)
+                if path.0.len() == 1 && matches!(path.0[0].1, Opt::Essential)
+                    && !matches!(path.0[0].0, Part::Range(None, None)) =>
+            {
+                let key = match &path.0[0].0 {
+                    Part::Index(i) => Part::Index(get!(i, v.clone(), v)),
+                    Part::Range(from, upto) => Part::Range(
+                        match from {
+                            Some(i) => Some(get!(i, v.clone(), v)),
+                            None => None,
+                        },
+                        match upto {
+                            Some(i) => Some(get!(i, v.clone(), v)),
+                            None => None,
+                        },
+                    ),
+                };
+                let x = match f.single(ctx, v) {
+                    Ok(x) => x,
+                    e => return e,
+                };
+                // the error of the input wins over that of a key
+                let (x, key) = match (x, key.transpose()) {
+                    (Err(e), _) | (Ok(_), Err(e)) => return Ok(Err(e)),
+                    (Ok(x), Ok(key)) => (x, key),
+                };
+                match key {
+                    Part::Index(i) => x.index(&i),
+                    Part::Range(from, upto) => x.range(from.as_ref()..upto.as_ref()),
+                }
+                .map_err(Exn::from)
+            }
             Ast::Path(f, path) => {
                 // the keys of up to 4 parts, kept on the stack
                 const MAX: usize = 4;
