@@ -295,12 +295,9 @@ impl Fifo {
     }
 
     /// Sends one due delivery and records what happened.
-    async fn attempt(&self, store: &Store, d: Delivery) -> worker::Result<()> {
+    async fn attempt(&self, store: &Store, mut d: Delivery) -> worker::Result<()> {
         let started = now_ms();
-        let d = Delivery {
-            body: store.delivery_body(&d)?,
-            ..d
-        };
+        d.body = store.delivery_body(d.id, std::mem::take(&mut d.body))?;
         let (Ok(dest), Ok(stored)) = (
             serde_json::from_str::<Destination>(&d.destination),
             serde_json::from_str::<Stored>(&d.outgoing),

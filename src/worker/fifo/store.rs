@@ -1015,9 +1015,9 @@ impl Store {
         Ok(())
     }
 
-    /// The whole body of a delivery, from the first piece that [`Store::due_deliveries`] read.
-    pub fn delivery_body(&self, delivery: &Delivery) -> worker::Result<Vec<u8>> {
-        self.pieced(&delivery_owner(delivery.id), delivery.body.clone())
+    /// The whole body of delivery `id`, from the first piece that [`Store::due_deliveries`] read.
+    pub fn delivery_body(&self, id: i64, first: Vec<u8>) -> worker::Result<Vec<u8>> {
+        self.pieced(&delivery_owner(id), first)
     }
 
     /// Stores the pieces of `body` after its first (which its row holds) under `owner`.
