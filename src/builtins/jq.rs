@@ -61,7 +61,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     let mut mode = ArgMode::Files;
     let mut i = 1;
     let mut no_more_opts = false;
-    let text = |a: &[u8]| String::from_utf8_lossy(a).into_owned();
+    let text = |a: &[u8]| json::lossy(a).into_owned();
     while i < args.len() {
         let a = &args[i];
         i += 1;
@@ -210,7 +210,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                     }
                     if long == "rawfile" {
                         o.named
-                            .push((name, Val::str(String::from_utf8_lossy(&data).into_owned())));
+                            .push((name, Val::str(json::lossy(&data).into_owned())));
                     } else {
                         let mut r = Reader::new(&data);
                         let mut vals = Vec::new();
@@ -390,7 +390,7 @@ impl Inputs for Source {
                 }
                 self.lines += usize::from(used > line.len());
                 self.pos.skip_to(start + used);
-                return Some(Ok(Val::str(String::from_utf8_lossy(line).into_owned())));
+                return Some(Ok(Val::str(json::lossy(line).into_owned())));
             }
             let before = self.pos.offset();
             let mut r = self.pos.resume(data);
@@ -522,8 +522,8 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
     if program.contains("ENV") || program.contains("env") {
         for (k, v) in ctx.io.vars.exported() {
             env.insert(
-                Key::from(String::from_utf8_lossy(&k).as_ref()),
-                Val::str(String::from_utf8_lossy(&v).into_owned()),
+                Key::from(json::lossy(&k).as_ref()),
+                Val::str(json::lossy(&v).into_owned()),
             );
         }
     }
@@ -654,15 +654,15 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
         // slurped or raw-slurped inputs become one value
         let slurped: Option<std::result::Result<Val, String>> = if o.slurp {
             if o.raw_input {
-                let mut all = Vec::new();
+                let mut all = String::new();
                 for (_, d) in &src.files {
-                    all.extend_from_slice(d);
+                    json::lossy_lines(d, &mut all);
                 }
                 if !fuel::spend_bytes(all.len()) {
                     abort = Some(Abort::Steps);
                 }
                 src.files.clear();
-                Some(Ok(Val::str(String::from_utf8_lossy(&all).into_owned())))
+                Some(Ok(Val::str(all)))
             } else {
                 let mut vals = Vec::new();
                 let mut err = None;

@@ -888,10 +888,23 @@ fn decode_string(b: &[u8]) -> Result<std::borrow::Cow<'_, str>, &'static str> {
             _ => return Err("Invalid escape"),
         }
     }
-    Ok(std::borrow::Cow::Owned(match String::from_utf8(out) {
-        Ok(s) => s,
-        Err(e) => lossy(e.as_bytes()).into_owned(),
-    }))
+    Ok(std::borrow::Cow::Owned(lossy_owned(out)))
+}
+
+/// `b` as text, as `lossy` makes it, without a copy when it is valid UTF-8 already.
+pub fn lossy_owned(b: Vec<u8>) -> String {
+    String::from_utf8(b).unwrap_or_else(|e| lossy(e.as_bytes()).into_owned())
+}
+
+/// Raw text as `jq -Rs` slurps it: jq mends each line (with its newline) on its own, so
+/// a sequence cut short by a newline takes the newline with it (`"\xe9\n"` is one U+FFFD).
+pub fn lossy_lines(b: &[u8], out: &mut String) {
+    match std::str::from_utf8(b) {
+        Ok(s) => out.push_str(s),
+        Err(_) => b
+            .split_inclusive(|&c| c == b'\n')
+            .for_each(|line| out.push_str(&lossy(line))),
+    }
 }
 
 /// `b` as text, with each bad UTF-8 sequence replaced by one U+FFFD the way jq 1.7.1

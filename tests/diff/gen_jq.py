@@ -177,6 +177,15 @@ def cases(rng):
                         (["-cn"], "[inputs]"), (["-cR"], "."), (["-cRs"], "."),
                         (["-cn"], "input"), (["-c", "--stream"], "."), (["-e"], ".")]:
             yield case(rng, f, t + "\n", opts)
+    # raw text and arguments that are not UTF-8: each bad sequence becomes U+FFFD as jq
+    # counts them (a lead byte claims the bytes it announces)
+    for raw in RAW_BYTES:
+        for opts in [["-cR"], ["-cRs"], ["-cR", "--seq"]]:
+            yield {"tool": "jq", "script": " ".join(["jq"] + opts + ["."]), "stdin": raw + b"\nx\n"}
+        octal = "".join("\\%03o" % b for b in raw)
+        yield {"tool": "jq", "script": f"jq -nc --arg x \"$(printf '{octal}')\" '$x, ($x | length)'",
+               "stdin": b""}
+        yield {"tool": "jq", "script": f"A=\"$(printf '{octal}')\" jq -nc 'env.A'", "stdin": b""}
     # arguments
     for opts, f in [(["-n", "--arg", "x", "1"], "$x"), (["-n", "--argjson", "x", "{\"a\":1}"], "$x.a"),
                     (["-n", "--arg", "x", "1"], "$ARGS"), (["-n", "--args"], "$ARGS"),
@@ -229,6 +238,8 @@ COPY_STRS = STRS + ['"\\/slash\\/"', '"\\b\\f\\r"', '"\\u001f\\u0001"', '"\\uDBF
 RAW_STRS = [b'"\xff\xfe"', b'"a\xc3"', b'"\xed\xa0\x80"', b'"\xf0\x9f\x98"', b'"ok\xe9"',
             b'"\xc0\x80"', b'"\xf5\x80\x80\x80"', b'"\xe0\x80\x80"', b'"\xf4\x90\x80\x80"',
             b'"\xf0\x9f\x98a"', b'"\xe9a\x80"', b'"\x80\x80\\n"', b'"\xf0\x80\x80\x80z"']
+RAW_BYTES = [b"\xe0\x80a", b"\xed\xa0\x80b", b"\xf0\x80\x80\x80c", b"\xc0\xafd", b"\xe2\x82",
+             b"ok\xe9", b"\xff\xfe", b"\xf4\x90\x80\x80", b"\xe9a\x80", b"\xf0\x9f\x98\x80 fine"]
 
 
 def copy_json(rng, depth=0, ws=""):
