@@ -1037,6 +1037,18 @@ impl Id {
                     return box_once(Err(Exn::from(Error::abort())));
                 }
                 let guard = data.clone();
+                // (mkfifo patch) a call inline with filter arguments only (`select(f)`,
+                // `map(f)`) binds them in place: binding them makes no outputs to iterate
+                // over, and the body runs at the same point as through `def_run`
+                if matches!(call_typ, CallType::Inline) && args.iter().all(|a| matches!(a, Arg::Fun(_))) {
+                    let mut ctx = cv.0.clone().skip_vars(*skip);
+                    for a in args.iter() {
+                        if let Arg::Fun(f) = a {
+                            ctx = ctx.cons_fun((*f, cv.0.clone()));
+                        }
+                    }
+                    return guarded::<D, _>(guard, id.run((ctx, cv.1)));
+                }
                 let with_vars = move |vars| Ctx {
                     vars,
                     data: data.clone(),
