@@ -1040,7 +1040,8 @@ impl Id {
                 // (mkfifo patch) a call inline with filter arguments only (`select(f)`,
                 // `map(f)`) binds them in place: binding them makes no outputs to iterate
                 // over, and the body runs at the same point as through `def_run`
-                if matches!(call_typ, CallType::Inline) && args.iter().all(|a| matches!(a, Arg::Fun(_))) {
+                let closures = args.iter().all(|a| matches!(a, Arg::Fun(_)));
+                if matches!(call_typ, CallType::Inline) && closures {
                     let mut ctx = cv.0.clone().skip_vars(*skip);
                     for a in args.iter() {
                         if let Arg::Fun(f) = a {
