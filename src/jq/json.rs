@@ -425,7 +425,7 @@ impl<'a> Reader<'a> {
                 let is_key = next.is_none() && matches!(stack.last(), Some(Frame::Obj(_, None)));
                 let v = if is_key {
                     // an object key: kept aside, with a placeholder as the pending value
-                    self.key = Some(Key(Rc::from(&*text)));
+                    self.key = Some(Key::from(&*text));
                     Val::Null
                 } else {
                     Val::Str(Rc::new(text.into_owned()))

@@ -46,8 +46,32 @@ impl std::borrow::Borrow<str> for Key {
 }
 
 impl From<&str> for Key {
+    /// Short keys come from a small cache of the ones made last: objects of one shape
+    /// (a listing's thousand `{"Key": ..., "Size": ...}`) then share their keys instead
+    /// of allocating each.
     fn from(s: &str) -> Self {
-        Key(Rc::from(s))
+        const SLOTS: usize = 64;
+        thread_local! {
+            static RECENT: std::cell::RefCell<[Option<Key>; SLOTS]> =
+                const { std::cell::RefCell::new([const { None }; SLOTS]) };
+        }
+        if s.len() > 32 {
+            return Key(Rc::from(s));
+        }
+        let slot = s.bytes().fold(s.len(), |h, b| {
+            h.wrapping_mul(31).wrapping_add(usize::from(b))
+        }) % SLOTS;
+        RECENT.with(|recent| {
+            let mut recent = recent.borrow_mut();
+            match &recent[slot] {
+                Some(k) if &*k.0 == s => k.clone(),
+                _ => {
+                    let k = Key(Rc::from(s));
+                    recent[slot] = Some(k.clone());
+                    k
+                }
+            }
+        })
     }
 }
 
