@@ -807,7 +807,11 @@ impl<'a> Reader<'a> {
         }
         let body = &self.data[start..i];
         // move past the string and its closing quote, counting lines and columns
-        let newlines = memchr::memchr_iter(b'\n', body).count();
+        // (A string rarely holds a newline: one search finds that out for most.)
+        let newlines = match memchr::memchr(b'\n', body) {
+            Some(first) => memchr::memchr_iter(b'\n', &body[first..]).count(),
+            None => 0,
+        };
         if newlines > 0 {
             let last = body.iter().rposition(|&c| c == b'\n').unwrap_or(0);
             self.line += newlines;
