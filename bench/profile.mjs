@@ -19,6 +19,7 @@ import path from "node:path";
 import fs from "node:fs";
 import { ROOT, api, putFifo, startRcloneS3, startServer, startWorker, tempDir } from "../tests/worker/harness.mjs";
 import { request } from "../tests/stress/checks.mjs";
+import { listObjectsPage } from "./pages.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
@@ -44,7 +45,18 @@ const SCENARIOS = {
   // object signs a request and answers X-Accel-Redirect, and the platform streams the
   // bytes (a passthrough): what the isolate spends on one download.
   s3get: { s3: { key: "big.bin", bytes: Number(process.env.S3GET_BYTES || 100 * 1024 * 1024) }, method: "GET", path: "big.bin", want: 200 },
+  // The s3 envelope's listing of a 1,000-key ListObjectsV2 page as lsjson (its page filter,
+  // then its lsjson filter), as bench/run.mjs measures it: where jq's time goes.
+  listing: { envelope: listingEnvelope(), body: listObjectsPage(1000), want: 200 },
 };
+
+function listingEnvelope() {
+  const s3 = fs.readFileSync(path.join(ROOT, "envelopes/s3"), "utf8");
+  const defs = s3.slice(s3.indexOf("\nTo: -\n") + 7, s3.indexOf('\ncase "$REQUEST_METHOD" in'));
+  const vars = "S3_ENDPOINT=http://127.0.0.1:9 S3_BUCKET=bkt S3_ACCESS_KEY_ID=AKIDEXAMPLE S3_SECRET_ACCESS_KEY=x\n";
+  return `To: -\n\n${vars}${defs}\nx=$(cat)\nprintf '%s' "$x" | jq -Rrs "$page_filter" | tail -n +2 | ` +
+    `jq -rs --arg prefix photos/2026/ --argjson recursive false --arg now 2026-01-01T00:00:00.000000000Z "$lsjson_filter" | wc -c\n`;
+}
 
 function repeated(op) {
   return `To: -\n\nx=$(cat)\n${Array.from({ length: 200 }, () => `${op} >/dev/null`).join("\n")}\n`;

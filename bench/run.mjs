@@ -26,6 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOKEN, putFifo, startWorker } from "../tests/worker/harness.mjs";
+import { listObjectsPage } from "./pages.mjs";
 
 // /_/stats answers the operator only.
 const operator = { headers: { Authorization: `Bearer ${TOKEN}` } };
@@ -108,18 +109,6 @@ const s3Serve =
   "S3_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n" +
   "REQUEST_METHOD=GET PATH_INFO=/photos/2026/a%20b.jpg\n" +
   `serve() {\n${s3Envelope.slice(s3Envelope.indexOf("\nTo: -\n") + 7)}\n}\n`;
-// One page of ListObjectsV2 as S3 answers it: 1,000 keys and a common prefix.
-function listObjectsPage(keys) {
-  const contents = Array.from({ length: keys }, (_, i) => {
-    const etag = crypto.createHash("md5").update(String(i)).digest("hex");
-    const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-    return `<Contents><Key>photos/2026/${String(i).padStart(5, "0")}-img &amp; co.jpg</Key><LastModified>${time}</LastModified>` +
-      `<ETag>&#34;${etag}&#34;</ETag><Size>${1000 + i}</Size><StorageClass>STANDARD</StorageClass></Contents>`;
-  });
-  return Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
-    `<Name>bkt</Name><Prefix>photos/2026/</Prefix><KeyCount>${keys + 1}</KeyCount><MaxKeys>1000</MaxKeys><Delimiter>/</Delimiter>` +
-    `<IsTruncated>false</IsTruncated>${contents.join("")}<CommonPrefixes><Prefix>photos/2026/raw/</Prefix></CommonPrefixes></ListBucketResult>`);
-}
 const lsjsonFilter = fs.existsSync(path.join(ROOT, "bench/s3-lsjson.jq"))
   ? fs.readFileSync(path.join(ROOT, "bench/s3-lsjson.jq"), "utf8")
   : null;

@@ -1156,20 +1156,40 @@ fn is_plain(c: u8) -> bool {
     c >= 0x20 && c != b'"' && c != b'\\' && c != 0x7f
 }
 
-/// The length of the start of `b` that needs no escapes (without `-a`), looked at 16
-/// bytes at a time.
+/// The length of the start of `b` that needs no escapes (without `-a`), looked at 8 bytes
+/// at a time without a branch per byte (most strings need no escape at all).
 fn plain_prefix(b: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether a byte of `w` is below 0x20, or `"`, `\\` or DEL: the classic tests for a
+    // zero byte and a byte below n (n <= 128), exact as a whole.
+    let special = |w: u64| {
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        let quote = zero(w ^ (ONES * u64::from(b'"')));
+        let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+        below | quote | backslash | zero(w ^ (ONES * 0x7f)) != 0
+    };
     let mut n = 0;
-    for chunk in b.chunks_exact(16) {
-        if !chunk.iter().fold(true, |ok, &c| ok & is_plain(c)) {
+    for w in b.chunks_exact(8) {
+        if special(u64::from_le_bytes(w.try_into().unwrap_or_default())) {
             break;
         }
-        n += 16;
+        n += 8;
     }
-    n + b[n..]
+    let rest = &b[n..];
+    if rest.len() < 8 {
+        // the last bytes, in a word padded with plain ones
+        let mut last = [b'a'; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        if !special(u64::from_le_bytes(last)) {
+            return b.len();
+        }
+    }
+    n + rest
         .iter()
         .position(|&c| !is_plain(c))
-        .unwrap_or(b.len() - n)
+        .unwrap_or(rest.len())
 }
 
 /// A JSON string with jq's escapes: `"` `\` and the C0 controls (`\b \t \n \f \r`, else
@@ -1221,4 +1241,51 @@ pub fn write_str(out: &mut Vec<u8>, s: &str, ascii: bool) {
     }
     out.extend_from_slice(&b[start..]);
     out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_str;
+
+    /// jq's escapes one character at a time: what the word-at-a-time scan must agree with.
+    fn escaped_by_char(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '\0'..='\u{1f}' | '\u{7f}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn every_ascii_byte_at_every_place_of_short_strings() {
+        for len in 1..=20 {
+            for at in 0..len {
+                for c in 0u8..128 {
+                    for fill in ["a", "é"] {
+                        let mut s: Vec<String> = vec![fill.to_string(); len];
+                        s[at] = char::from(c).to_string();
+                        let s = s.concat();
+                        let mut out = Vec::new();
+                        write_str(&mut out, &s, false);
+                        assert_eq!(
+                            String::from_utf8(out).unwrap(),
+                            escaped_by_char(&s),
+                            "{s:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

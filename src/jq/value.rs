@@ -324,9 +324,22 @@ impl Val {
 
     /// Compact JSON text, as `tojson` makes it.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        super::json::write_compact(&mut out, self);
-        String::from_utf8(out).unwrap_or_default()
+        // Written into a buffer kept for the next call, then copied once at its size: a
+        // new buffer would be reallocated at each doubling (five times for a small object).
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with(|scratch| {
+            let mut out = scratch.borrow_mut();
+            out.clear();
+            super::json::write_compact(&mut out, self);
+            let text = String::from(std::str::from_utf8(&out).unwrap_or_default());
+            if out.capacity() > 1 << 16 {
+                // a large value's buffer is not kept
+                *out = Vec::new();
+            }
+            text
+        })
     }
 
     /// The value as jq quotes it in error messages: compact JSON, cut to 11 bytes and
