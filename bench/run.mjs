@@ -134,7 +134,14 @@ const cases = [
     n: 21,
   },
   {
-    name: "the s3 envelope's listing of a 1,000-key page as lsjson (page_filter, lsjson_filter)",
+    name: "the s3 envelope's listing of a 1,000-key page as lsjson, as it lists a directory (page_lsjson_filter)",
+    input: listObjectsPage(1000),
+    prelude: s3Prelude,
+    op: `printf '[\\n%s\\n]\\n' "$(printf '%s' "$x" | jq -Rrs --arg prefix photos/2026/ "$page_lsjson_filter" | tail -n +2)"`,
+    n: 5,
+  },
+  {
+    name: "the same from the page filter's JSON lines, as a crypt bucket lists (page_filter, lsjson_filter)",
     input: listObjectsPage(1000),
     prelude: s3Prelude,
     op: `printf '%s' "$x" | jq -Rrs "$page_filter" | tail -n +2 | jq -rs --arg prefix photos/2026/ --argjson recursive false --arg now 2026-01-01T00:00:00.000000000Z "$lsjson_filter"`,

@@ -126,8 +126,8 @@ fn keys(lines: &str) -> Vec<String> {
         .collect()
 }
 
-/// The whole filter's object lines (after the token line), the slow way's, and the fast
-/// way's (or "null").
+/// The whole filter's object lines (after the token line), the slow way's objects, and the
+/// fast way's (or "null"), as JSON.
 fn ways(page: &str) -> (String, String, String) {
     let whole = jq("\"$page_filter\"", page);
     let objects: String = whole
@@ -138,9 +138,32 @@ fn ways(page: &str) -> (String, String, String) {
         .collect();
     (
         objects,
-        jq("\"$page_defs\"'objects_slow'", page),
-        jq("\"$page_defs\"'objects_fast // \"null\"'", page),
+        jq("\"$page_defs\"'[objects_slow] | tojson'", page),
+        jq("\"$page_defs\"'objects_fast | tojson'", page),
     )
+}
+
+/// The lsjson text of one page the two ways the envelope makes it: a page at a time
+/// (page_lsjson_filter, in brackets as the route puts them), and from the page filter's
+/// lines (lsjson_filter).
+fn lsjson_ways(page: &str, prefix: &str) -> (String, String) {
+    let by_page = jq(
+        &format!("--arg prefix '{prefix}' \"$page_lsjson_filter\" | tail -n +2 | grep -v '^+$'"),
+        page,
+    );
+    let by_page = if by_page.is_empty() {
+        "[\n]\n".to_string()
+    } else {
+        format!("[\n{by_page}]\n")
+    };
+    let by_lines = jq(
+        &format!(
+            "\"$page_filter\" | tail -n +2 | jq -rs --arg prefix '{prefix}' --argjson recursive false \
+             --arg now 2026-01-01T00:00:00.000000000Z \"$lsjson_filter\""
+        ),
+        page,
+    );
+    (by_page, by_lines)
 }
 
 #[test]
@@ -148,12 +171,11 @@ fn servers_pages_take_the_fast_way_and_agree_with_the_slow_one() {
     for style in [&GO, &AWS, &RCLONE] {
         let page = page(style, &KEYS);
         let (whole, slow, fast) = ways(&page);
-        assert_eq!(fast.trim_end(), slow.trim_end(), "{page}");
-        assert_eq!(whole, slow);
-        assert_eq!(keys(&slow), KEYS);
+        assert_eq!(fast, slow, "{page}");
+        assert_eq!(keys(&whole), KEYS);
         assert!(
-            slow.contains(&format!("\"ETag\":\"{:032x}\"", 7919)),
-            "{slow}"
+            whole.contains(&format!("\"ETag\":\"{:032x}\"", 7919)),
+            "{whole}"
         );
     }
 }
@@ -177,8 +199,8 @@ fn other_shapes_take_the_slow_way() {
     ] {
         let (whole, slow, fast) = ways(&page);
         assert_eq!(fast, "null\n", "{page}");
-        assert_eq!(whole, slow);
-        assert_eq!(keys(&slow), KEYS);
+        assert_ne!(slow, "[]\n");
+        assert_eq!(keys(&whole), KEYS);
     }
 }
 
@@ -188,6 +210,72 @@ fn an_empty_page_has_no_object_lines() {
     let (whole, slow, fast) = ways(&page);
     assert_eq!(
         (whole.as_str(), slow.as_str(), fast.as_str()),
-        ("", "", "\n")
+        ("", "[]\n", "[]\n")
     );
+}
+
+#[test]
+fn a_page_at_a_time_lists_as_the_page_filters_lines_do() {
+    let reordered = Style {
+        after_etag: "<Owner><ID>1</ID></Owner>",
+        ..AWS
+    };
+    let numeric_page = page(&GO, &KEYS).replace('€', "&#x20AC;");
+    for page in [
+        page(&GO, &KEYS),
+        page(&AWS, &KEYS),
+        page(&RCLONE, &KEYS),
+        page(&reordered, &KEYS),
+        numeric_page,
+        page(&GO, &[]),
+    ] {
+        let (by_page, by_lines) = lsjson_ways(&page, "");
+        assert_eq!(by_page, by_lines, "{page}");
+        assert!(by_lines.contains("\"Name\":\"photos\""), "{by_lines}");
+    }
+    // the directory's own key is left out, and names are cut after the prefix
+    let page = page(&RCLONE, &["d/", "d/x \u{0026} y.json", "d/Z.TXT"])
+        .replace("<Prefix>photos/</Prefix>", "<Prefix>d/sub/</Prefix>");
+    let (by_page, by_lines) = lsjson_ways(&page, "d/");
+    assert_eq!(by_page, by_lines);
+    assert!(
+        by_page.contains("\"Path\":\"x \\u0026 y.json\",\"Name\":\"x \\u0026 y.json\""),
+        "{by_page}"
+    );
+    assert!(by_page.contains("\"MimeType\":\"text/plain; charset=utf-8\""));
+    assert!(!by_page.contains("\"Path\":\"\""), "{by_page}");
+}
+
+#[test]
+fn pages_of_one_listing_are_sorted_again_together() {
+    // S3's order of keys is not lsjson's order of names: raw-x.jpg comes before the prefix
+    // raw/ (- before /), but the directory raw before raw-x.jpg
+    let first = "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t1</NextContinuationToken>\
+        <Contents><Key>d/a.jpg</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified><ETag>&#34;00&#34;</ETag><Size>1</Size></Contents>\
+        <Contents><Key>d/raw-x.jpg</Key><LastModified>2026-01-01T00:00:00.12Z</LastModified><ETag>&#34;01&#34;</ETag><Size>2</Size></Contents>\
+        </ListBucketResult>";
+    let last = "<ListBucketResult><IsTruncated>false</IsTruncated>\
+        <CommonPrefixes><Prefix>d/raw/</Prefix></CommonPrefixes>\
+        <Contents><Key>d/z.txt</Key><LastModified>2026-01-01T00:00:00Z</LastModified><ETag>&#34;02&#34;</ETag><Size>3</Size></Contents>\
+        </ListBucketResult>";
+    let page_lines = |page: &str| jq("--arg prefix d/ \"$page_lsjson_filter\" | tail -n +2", page);
+    let (first_lines, last_lines) = (page_lines(first), page_lines(last));
+    assert!(first_lines.ends_with("\n+\n"), "{first_lines}");
+    assert!(!last_lines.contains('+'), "{last_lines}");
+    let merged = jq(
+        "--arg prefix d/ \"$lsjson_merge_filter\"",
+        &format!("{first_lines}{last_lines}"),
+    );
+    let objects = |page: &str| jq("\"$page_filter\" | tail -n +2", page);
+    let by_lines = jq(
+        "'split(\"\\n\") | map(select(. != \"\") | fromjson)' | jq -r --arg prefix d/ --argjson recursive false \
+         --arg now 2026-01-01T00:00:00.000000000Z \"$lsjson_filter\"",
+        &format!("{}{}", objects(first), objects(last)),
+    );
+    assert_eq!(merged, by_lines);
+    let names: Vec<_> = merged
+        .match_indices("\"Name\":")
+        .map(|(i, _)| &merged[i + 8..i + 12])
+        .collect();
+    assert_eq!(names, ["a.jp", "raw\"", "raw-", "z.tx"], "{merged}");
 }
