@@ -1,6 +1,5 @@
 def _modify(paths; update): reduce path(paths) as $p ([., []]; . as [$x, $del] | label $out | (($x | getpath($p) | update) as $v | [($x | setpath($p; $v)), $del] | ., break $out), [$x, $del + [$p]]) | . as [$x, $del] | $x | delpaths($del);
 def _assign(paths; $value): reduce path(paths) as $p (.; setpath($p; $value));
-def null: [][0];
 def true: 0 == 0;
 def false: 0 != 0;
 def not: if . then false else true end;
@@ -34,6 +33,7 @@ def range($from; $upto; $by):
   if $by > 0 then $from | while(. < $upto; . + $by)
   elif $by < 0 then $from | while(. > $upto; . + $by)
   else empty end;
+def range($from; $upto): _range($from; $upto);
 def range($x): range(0; $x);
 def until(cond; update): def u: if cond then . else (update | u) end; u;
 def repeat(f): def r: f, r; r;
@@ -75,12 +75,13 @@ def todate: strftime("%Y-%m-%dT%H:%M:%SZ");
 def todateiso8601: strftime("%Y-%m-%dT%H:%M:%SZ");
 def fromdateiso8601: strptime("%Y-%m-%dT%H:%M:%SZ") | mktime;
 def fromdate: fromdateiso8601;
-def match(re; mode): _match_impl(re; mode; false) | .[];
+# _match_impl is a C function in jq: its last argument's outputs are the outer loop
+def match(re; mode): mode as $mode | re as $re | _match_impl($re; $mode; false) | .[];
 def match($val): ($val | type) as $vt | if $vt == "string" then match($val; null)
   elif $vt == "array" and ($val | length) > 1 then match($val[0]; $val[1])
   elif $vt == "array" and ($val | length) > 0 then match($val[0]; null)
   else error($vt + " not a string or array") end;
-def test(re; mode): _match_impl(re; mode; true);
+def test(re; mode): mode as $mode | re as $re | _match_impl($re; $mode; true);
 def test($val): ($val | type) as $vt | if $vt == "string" then test($val; null)
   elif $vt == "array" and ($val | length) > 1 then test($val[0]; $val[1])
   elif $vt == "array" and ($val | length) > 0 then test($val[0]; null)
@@ -96,9 +97,10 @@ def _nwise($n): def n: if length <= $n then . else .[0:$n], (.[$n:] | n) end; n;
 def split($re; flags): _split_impl($re; "g" + flags);
 def splits($re; flags): split($re; flags) | .[];
 def splits($re): splits($re; null);
-def sub($re; str): sub($re; str; "");
-def gsub($re; str; $flags): sub($re; str; $flags + "g");
-def gsub($re; str): sub($re; str; "g");
+def sub($re; str; $flags): _sub($re; str; $flags);
+def sub($re; str): _sub($re; str; "");
+def gsub($re; str; $flags): _sub($re; str; $flags + "g");
+def gsub($re; str): _sub($re; str; "g");
 def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
 def fromstream(f): {x: null, e: false} as $init | foreach f as $i ($init;
     if .e then $init else . end

@@ -125,7 +125,8 @@ macro_rules! fun1 {
     };
 }
 
-/// A native `NAME(re; flags)` over the input string, with the run's compiled regexes.
+/// A native `NAME(re; flags)` over the input string, with the run's compiled regexes: one
+/// value (or error) of its input and arguments, so pure (the cache only saves work).
 macro_rules! regex2 {
     ($name:expr, $f:expr) => {
         (
@@ -136,7 +137,8 @@ macro_rules! regex2 {
                 let re = cv.0.pop_var();
                 let f: fn(&regex::Cache, V, &V, &V) -> ValR<V, V> = $f;
                 once(f(&data(&cv).regexes, cv.1, &re, &flags))
-            }),
+            })
+            .pure(),
         )
     };
 }
@@ -149,6 +151,25 @@ pub fn all() -> Vec<Fun> {
             v(0),
             Native::new(|_| Box::new(std::iter::empty()))
                 .with_paths(|_| Box::new(std::iter::empty())),
+        ),
+        // `null` as jq has it, a constant: no array to build and index, and in a path
+        // expression it is a path only where the value there is null (`path(.a | null)`
+        // is ["a"] on null; `1 | path(null)` is an error), as jq 1.7.1 has it.
+        (
+            "null",
+            v(0),
+            Native::new(|_| box_once(Ok(Val::Null)))
+                .direct(Direct::Input(|_, _| Ok(Val::Null)))
+                .with_paths(|cv| {
+                    box_once(match cv.1 {
+                        (Val::Null, path) => Ok((Val::Null, path)),
+                        _ => Err(Exn::from(Error::path_expr(Val::Null))),
+                    })
+                })
+                .with_update(|cv, f| match cv.1 {
+                    Val::Null => f(Val::Null),
+                    _ => box_once(Err(Exn::from(Error::path_expr(Val::Null)))),
+                }),
         ),
         fun0!("length", length),
         fun0!("utf8bytelength", |v| match v {
@@ -325,8 +346,10 @@ pub fn all() -> Vec<Fun> {
             Val::Str(f) => format::apply(f, v),
             f => err(format!("{} is not a valid format", f.kind_and_trunc())),
         }),
+        // `range/2` binds its arguments as a definition with `$` parameters does (the
+        // first one outermost), so it is one (defs.jq) over this native.
         (
-            "range",
+            "_range",
             v(2),
             Native::new(|mut cv| {
                 let upto = cv.0.pop_var();
@@ -496,12 +519,16 @@ pub fn all() -> Vec<Fun> {
                     &flags,
                     test.is_true(),
                 ))
-            }),
+            })
+            // one value (or error) of its input and arguments; the regex cache only saves work
+            .pure(),
         ),
         regex2!("_scan_impl", regex::scan_impl),
         regex2!("_split_impl", regex::split_impl),
+        // `sub/3` binds its arguments as jq's definition with `$` parameters does (the
+        // first one outermost), so it is one (defs.jq) over this native.
         (
-            "sub",
+            "_sub",
             Box::new([Bind::Var(()), Bind::Fun(()), Bind::Var(())]),
             Native::new(|mut cv| {
                 let flags = cv.0.pop_var();

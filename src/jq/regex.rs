@@ -19,9 +19,13 @@ use super::fuel;
 use super::ops::err;
 use super::value::{Key, Map, Val};
 
-/// Compiled regexes of one run, by pattern and flags.
+/// Compiled regexes of one run, by pattern and flags; the last one used is found again
+/// without a key to build and hash (a filter's `test` or `sub` over many values).
 #[derive(Default)]
-pub struct Cache(RefCell<HashMap<(String, String), Rc<Regex>>>);
+pub struct Cache {
+    last: RefCell<Option<(String, String, Rc<Regex>)>>,
+    all: RefCell<HashMap<(String, String), Rc<Regex>>>,
+}
 
 fn obj(fields: Vec<(&str, Val)>) -> Val {
     let mut m = Map::default();
@@ -56,8 +60,8 @@ fn compile<'s>(
         return err(format!("{} is not a string", re.kind_and_trunc()));
     };
     let flags = match flags {
-        Val::Null => String::new(),
-        Val::Str(f) => f.to_string(),
+        Val::Null => "",
+        Val::Str(f) => f.as_str(),
         f => return err(format!("{} is not a string", f.kind_and_trunc())),
     };
     let (mut global, mut skip_empty) = (false, false);
@@ -76,26 +80,35 @@ fn compile<'s>(
             _ => return err(format!("{flags} is not a valid modifier string")),
         }
     }
-    let key = (pat.to_string(), inline.clone());
-    let cached = cache.0.borrow().get(&key).cloned();
-    let regex = match cached {
+    let last = match &*cache.last.borrow() {
+        Some((p, i, r)) if p == pat.as_str() && *i == inline => Some(r.clone()),
+        _ => None,
+    };
+    let regex = match last {
         Some(r) => r,
         None => {
-            let full = if inline.is_empty() {
-                pat.to_string()
-            } else {
-                format!("(?{inline}){pat}")
-            };
-            match Regex::new(&full) {
-                Ok(r) => {
-                    let r = Rc::new(r);
-                    cache.0.borrow_mut().insert(key, r.clone());
+            let key = (pat.to_string(), inline);
+            let cached = cache.all.borrow().get(&key).cloned();
+            let r = match cached {
+                Some(r) => r,
+                None => {
+                    let full = if key.1.is_empty() {
+                        pat.to_string()
+                    } else {
+                        format!("(?{}){pat}", key.1)
+                    };
+                    let r = match Regex::new(&full) {
+                        Ok(r) => Rc::new(r),
+                        Err(e) => {
+                            return err(format!("{pat} (at offset 0) is not a valid regex: {e}"));
+                        }
+                    };
+                    cache.all.borrow_mut().insert(key.clone(), r.clone());
                     r
                 }
-                Err(e) => {
-                    return err(format!("{pat} (at offset 0) is not a valid regex: {e}"));
-                }
-            }
+            };
+            *cache.last.borrow_mut() = Some((key.0, key.1, r.clone()));
+            r
         }
     };
     if !fuel::spend_bytes(s.len()) {

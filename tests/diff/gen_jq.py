@@ -221,6 +221,28 @@ def cases(rng):
                   '[match("€(.)"; "g") | .offset, .captures[0].offset] | .[-4:]',
                   '[scan("x (y)")] | length', 'split(","; "n") | length']:
             yield case(rng, f, json.dumps(text) + "\n", ["-c"])
+    # arguments that yield more than one value: a builtin of jq's C code binds its last
+    # argument outermost (and of two errors the last one's wins), a definition with `$`
+    # parameters its first; and the constant null as a path expression
+    gens = ["1,2", "(2,3)", "error(\"a\"), 1", "1, error(\"b\")", "empty", "0, -1"]
+    for a in gens:
+        for b in gens:
+            for f in [f"[pow({a}; {b})]", f"[atan2({a}; {b})]", f"[fmin({a}; {b})]",
+                      f"[range({a}; {b})]", f"[{{}} | setpath([\"a\"], [{a}]; {b})]",
+                      f"[ldexp({a}; {b})]", f"[limit({a}; 5, 6, 7)]", f"[fma({a}; {b}; 1, 2)]"]:
+                yield case(rng, f"try {f} catch .", "null\n", ["-c"])
+    regexes = ['"a", "b"', '"(?<x>a)", "(?<x>.)"', '"A", error("r")', '"b"']
+    modes = ['"g", null', 'null, "gi"', '"x", error("m")', 'null']
+    for r in regexes:
+        for m in modes:
+            for f in [f"[test({r}; {m})]", f"[match({r}; {m}) | .string]",
+                      f"[capture({r}; {m})]", f"[scan({r}; {m})]", f"[sub({r}; \"-\"; {m})]"]:
+                yield case(rng, f"try {f} catch .", '"abA"\n', ["-c"])
+    for stdin in ["null", "1", '{"a":null}', "[null]"]:
+        for f in ["path(null)", "[paths(null)]", "path(.a | null)", "path(.[0] | null)",
+                  "null |= 3", ".a |= null", "try path(1 | null) catch .", "[null, .] | .[0]",
+                  "path(first(null, .a))", "del(null)", "to_entries? // null"]:
+            yield case(rng, f"try ({f}) catch .", stdin + "\n", ["-c"])
     yield from copy_cases(rng)
 
 

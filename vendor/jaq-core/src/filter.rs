@@ -178,6 +178,48 @@ fn bind_vars<'a, D: DataT, T: 'a + Clone>(
     }
 }
 
+/// (mkfifo patch) The arguments of a native, bound as jq binds those of its C functions:
+/// the outputs of the last argument outermost, and it runs first (`[pow(2,3; 1,2)]` is
+/// `[2,3,4,9]`; of two errors the last argument's wins). The values are still bound in
+/// the order of the arguments, for the native to pop. `later` holds what the arguments
+/// after `args` bind (a value, or a filter argument), the first of them at its head.
+fn bind_native_args<'a, D: DataT, T: 'a + Clone>(
+    args: &'a [Arg<Id>],
+    ctx: Ctx<'a, D>,
+    cv: Cv<'a, D, T>,
+    proj: fn(&T) -> D::V<'a>,
+    later: RcList<Arg<D::V<'a>, Id>>,
+) -> ValXs<'a, Cv<'a, D, T>, D::V<'a>> {
+    match args.split_last() {
+        None => box_once(Ok((cons_native_args(ctx, later.iter(), &cv.0), cv.1))),
+        Some((Arg::Fun(f), init)) => bind_native_args(init, ctx, cv, proj, later.cons(Arg::Fun(*f))),
+        Some((Arg::Var(arg), init)) => flat_map_then_with(
+            arg.run((cv.0.clone(), proj(&cv.1))),
+            (ctx, cv, later),
+            move |y, (ctx, cv, later)| bind_native_args(init, ctx, cv, proj, later.cons(Arg::Var(y))),
+        ),
+    }
+}
+
+/// (mkfifo patch) `ctx` with a native's arguments bound, in their order: values, and
+/// filter arguments in the caller's context.
+fn cons_native_args<'a, 'b, D: DataT>(
+    ctx: Ctx<'a, D>,
+    args: impl Iterator<Item = &'b Arg<D::V<'a>, Id>>,
+    caller: &Ctx<'a, D>,
+) -> Ctx<'a, D>
+where
+    'a: 'b,
+{
+    args.fold(ctx, |ctx, a| match a {
+        Arg::Var(y) => ctx.cons_var(y.clone()),
+        Arg::Fun(f) => ctx.cons_fun((*f, caller.clone())),
+    })
+}
+
+/// (mkfifo patch) At most this many arguments of a native are evaluated in place.
+const NATIVE_ARGS_IN_PLACE: usize = 4;
+
 fn bind_pat<'a, D: DataT>(
     (idxs, pat): &'a (Id, Pattern<Id>),
     ctx: Ctx<'a, D>,
@@ -776,14 +818,19 @@ impl Id {
                     }
                     _ => (),
                 }
-                let mut c = ctx.with_vars(Vars::new([]));
-                for a in args.iter() {
+                // evaluated from the last, bound in their order (see `bind_native_args`)
+                if args.len() > NATIVE_ARGS_IN_PLACE {
+                    return Err(v);
+                }
+                let mut bound: [Option<Arg<D::V<'a>, Id>>; NATIVE_ARGS_IN_PLACE] = Default::default();
+                for (a, b) in args.iter().zip(bound.iter_mut()).rev() {
                     let Arg::Var(a) = a else { return Err(v) };
                     match get!(a, v.clone(), v) {
-                        Ok(y) => c = c.cons_var(y),
+                        Ok(y) => *b = Some(Arg::Var(y)),
                         Err(e) => return Ok(Err(e)),
                     }
                 }
+                let c = cons_native_args(ctx.with_vars(Vars::new([])), bound.iter().flatten(), ctx);
                 match (f.run)((c, v)).next() {
                     Some(y) => y,
                     // not the one value it promised
@@ -1066,24 +1113,31 @@ impl Id {
                     Arg::Var(a) => maybe_single(lut, a),
                     Arg::Fun(_) => true,
                 };
-                if args.iter().all(single) {
-                    let mut ctx = Some(cv.0.with_vars(Vars::new([])));
-                    for a in args.iter() {
-                        let Some(c) = ctx.take() else { break };
-                        ctx = match a {
+                // (evaluated from the last, as below)
+                if args.len() <= NATIVE_ARGS_IN_PLACE && args.iter().all(single) {
+                    let mut bound: [Option<Arg<D::V<'a>, Id>>; NATIVE_ARGS_IN_PLACE] = Default::default();
+                    let mut all = true;
+                    for (a, b) in args.iter().zip(bound.iter_mut()).rev() {
+                        *b = Some(match a {
                             Arg::Var(a) => match a.single(&cv.0, cv.1.clone()) {
-                                Ok(Ok(y)) => Some(c.cons_var(y)),
+                                Ok(Ok(y)) => Arg::Var(y),
                                 Ok(Err(e)) => return box_once(Err(e)),
-                                Err(_) => None,
+                                Err(_) => {
+                                    all = false;
+                                    break;
+                                }
                             },
-                            Arg::Fun(a) => Some(c.cons_fun((*a, cv.0.clone()))),
-                        };
+                            Arg::Fun(f) => Arg::Fun(*f),
+                        });
                     }
-                    if let Some(ctx) = ctx {
+                    if all {
+                        let ctx = cv.0.with_vars(Vars::new([]));
+                        let ctx = cons_native_args(ctx, bound.iter().flatten(), &cv.0);
                         return (lut.funs[*id].run)((ctx, cv.1));
                     }
                 }
-                let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, Clone::clone);
+                let ctx = cv.0.with_vars(Vars::new([]));
+                let cvs = bind_native_args(args, ctx, cv, Clone::clone, RcList::new());
                 flat_map_then(cvs, |cv| (cv.0.lut().funs[*id].run)(cv))
             }
             Ast::Label(id) => label_run(cv, |cv| id.run(cv)),
@@ -1182,7 +1236,8 @@ impl Id {
             }
             Ast::Label(id) => label_run(cv, |cv| id.paths(cv)),
             Ast::Native(id, args) => {
-                let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, proj_val);
+                let ctx = cv.0.with_vars(Vars::new([]));
+                let cvs = bind_native_args(args, ctx, cv, proj_val, RcList::new());
                 flat_map_then(cvs, |cv| {
                     let f = &cv.0.lut().funs[*id];
                     if f.has_paths {
@@ -1268,7 +1323,8 @@ impl Id {
             }
             Ast::Native(id, args) => {
                 let init = cv.1.clone();
-                let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, Clone::clone);
+                let ctx = cv.0.with_vars(Vars::new([]));
+                let cvs = bind_native_args(args, ctx, cv, Clone::clone, RcList::new());
                 reduce(cvs, init, move |cv, v| {
                     (cv.0.lut().funs[*id].update)((cv.0, v), f.clone())
                 })
