@@ -539,7 +539,7 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
         names.push(format!("${k}"));
         values.push(v.clone());
     }
-    let filter = {
+    let compiled = {
         let mut cache = ctx.io.caches.get::<Cache>();
         match cache.get(&program, &names) {
             Ok(f) => f,
@@ -687,7 +687,7 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
             value: slurped,
             inner: &mut src,
         };
-        let data = RunData::new(&filter, &mut slurp_src, now);
+        let data = RunData::new(&compiled, &mut slurp_src, now);
         let copy = program.trim_matches([' ', '\t', '\n', '\r']) == "."
             && !(o.null_input || o.raw_input || o.slurp || o.raw_output || o.seq || o.stream)
             && !(o.style.sort_keys || o.style.ascii || o.style.color);
@@ -749,7 +749,7 @@ async fn run_program(ctx: &mut Ctx<'_>, prog: &str, o: Opts, program: String) ->
             };
             first = false;
             let mut this_status = 0;
-            for r in data.run(&filter, &values, input) {
+            for r in data.run(&compiled.filter, &values, input) {
                 match r {
                     Ok(v) => {
                         if !fuel::spend(1) {

@@ -74,7 +74,7 @@ pub struct RunData<'a> {
     /// what `debug`, `stderr` and `halt_error` wrote
     pub stderr: RefCell<Vec<u8>>,
     pub now: f64,
-    pub regexes: regex::Cache,
+    pub regexes: &'a regex::Cache,
 }
 
 impl<'a> HasLut<'a, Jq> for &'a RunData<'a> {
@@ -90,14 +90,14 @@ impl<'a> HasLut<'a, Jq> for &'a RunData<'a> {
 }
 
 impl<'a> RunData<'a> {
-    pub fn new(filter: &'a Filter, inputs: &'a mut dyn Inputs, now: f64) -> Self {
+    pub fn new(program: &'a Program, inputs: &'a mut dyn Inputs, now: f64) -> Self {
         RunData {
-            lut: &filter.lut,
+            lut: &program.filter.lut,
             inputs: RefCell::new(inputs),
             filename: RefCell::new(Val::Null),
             stderr: RefCell::new(Vec::new()),
             now,
-            regexes: regex::Cache::default(),
+            regexes: &program.regexes,
         }
     }
 
@@ -236,13 +236,21 @@ fn offset_in(code: &str, part: &str) -> usize {
     }
 }
 
+/// A compiled program with the regexes its runs compiled: an envelope's filter runs
+/// again and again with the same patterns, which then are compiled (and their lazy
+/// DFAs filled) once.
+pub struct Program {
+    pub filter: Filter,
+    pub regexes: regex::Cache,
+}
+
 /// A program and the names of its global variables.
 type CacheKey = (String, Vec<String>);
 
 /// Compiled programs, most recently used last.
 #[derive(Default)]
 pub struct Cache {
-    entries: VecDeque<(CacheKey, Rc<Filter>)>,
+    entries: VecDeque<(CacheKey, Rc<Program>)>,
 }
 
 /// How many compiled programs the cache keeps.
@@ -250,7 +258,11 @@ const CACHE_SIZE: usize = 32;
 
 impl Cache {
     /// The compiled `code`, from the cache or compiled now.
-    pub fn get(&mut self, code: &str, globals: &[String]) -> Result<Rc<Filter>, Vec<CompileError>> {
+    pub fn get(
+        &mut self,
+        code: &str,
+        globals: &[String],
+    ) -> Result<Rc<Program>, Vec<CompileError>> {
         if let Some(i) = self
             .entries
             .iter()
@@ -261,7 +273,10 @@ impl Cache {
             self.entries.push_back(e);
             return Ok(f);
         }
-        let f = Rc::new(compile(code, globals)?);
+        let f = Rc::new(Program {
+            filter: compile(code, globals)?,
+            regexes: regex::Cache::default(),
+        });
         if self.entries.len() >= CACHE_SIZE {
             self.entries.pop_front();
         }

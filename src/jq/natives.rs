@@ -3,6 +3,8 @@
 //! Steps: generators spend one per value (`range`, `limit`), and functions over
 //! collections one per element or per 64 bytes of string they handle.
 
+use std::borrow::Cow;
+
 use jaq_core::box_iter::{box_once, BoxIter};
 use jaq_core::native::{bome, Filter};
 use jaq_core::{Bind, Cv, Direct, Error, Exn, Native, ValR, ValT, ValX, ValXs};
@@ -1043,6 +1045,32 @@ fn join(v: V, sep: V) -> ValR<V, V> {
         v => return err(format!("Cannot iterate over {}", v.kind_and_trunc())),
     };
     spend(1 + items.len() as u64)?;
+    // A string separator and no arrays or objects (whose sum with a string is an error,
+    // the one below gives): the text in one buffer rather than a sum per item.
+    if let Val::Str(sep) = &sep {
+        if !items.iter().any(|x| matches!(x, Val::Arr(_) | Val::Obj(_))) {
+            let texts: Vec<Cow<str>> = items
+                .iter()
+                .map(|x| match x {
+                    Val::Str(s) => Cow::Borrowed(s.as_str()),
+                    Val::Null => Cow::Borrowed(""),
+                    x => Cow::Owned(x.to_json()),
+                })
+                .collect();
+            let size = texts.iter().map(|t| t.len()).sum::<usize>()
+                + sep.len() * texts.len().saturating_sub(1);
+            ops::check_len(size)?;
+            spend(size as u64 / 64)?;
+            let mut out = String::with_capacity(size);
+            for (i, t) in texts.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                out.push_str(t);
+            }
+            return Ok(Val::str(out));
+        }
+    }
     let mut acc: Option<V> = None;
     for x in items {
         let left = match acc.take() {

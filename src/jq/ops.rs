@@ -40,7 +40,7 @@ fn binop_err<T>(a: &Val, b: &Val, what: &str) -> ValR<T, Val> {
 }
 
 /// Checks the size of a string about to be built.
-fn check_len(n: usize) -> ValR<(), Val> {
+pub fn check_len(n: usize) -> ValR<(), Val> {
     if n > MAX_STRING {
         return abort(Abort::Memory);
     }

@@ -4,7 +4,8 @@
 //!
 //! Flags: `g` all matches, `i` ignore case, `x` extended, `n` skip empty matches,
 //! `s` single line (already the default), `p` dot matches newline too, `l` longest
-//! (accepted; leftmost-first is kept). Compiled regexes are cached for the run.
+//! (accepted; leftmost-first is kept). Compiled regexes are kept with the compiled
+//! program (see [`super::Program`]).
 //!
 //! Steps: one per match, plus one per 64 bytes searched.
 
@@ -12,20 +13,23 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use fancy_regex::Regex;
+use fancy_regex::{Regex, RegexInput};
 use jaq_core::{Error, ValR};
 
 use super::fuel;
 use super::ops::err;
 use super::value::{Key, Map, Val};
 
-/// Compiled regexes of one run, by pattern and flags; the last one used is found again
+/// Compiled regexes of one program, by pattern and flags, at most [`CACHE_SIZE`] (a
+/// pattern built from the input is new each time); the last one used is found again
 /// without a key to build and hash (a filter's `test` or `sub` over many values).
 #[derive(Default)]
 pub struct Cache {
     last: RefCell<Option<(String, String, Rc<Regex>)>>,
     all: RefCell<HashMap<(String, String), Rc<Regex>>>,
 }
+
+const CACHE_SIZE: usize = 256;
 
 fn obj(fields: Vec<(&str, Val)>) -> Val {
     let mut m = Map::default();
@@ -41,6 +45,65 @@ struct Compiled {
     regex: Rc<Regex>,
     global: bool,
     skip_empty: bool,
+    /// text that every match starts with (see [`literal_prefix`])
+    prefix: Option<Rc<str>>,
+}
+
+/// The literal text that every match of `pattern` starts with, when the pattern begins
+/// with plain characters and has no alternation outside groups (read without flags: `i`
+/// and `x` change what the characters mean). A match then starts where the text does,
+/// so the search can try the regex anchored at each place the text is found: one pass
+/// over each match instead of three (the lazy DFA forward for its end, backward for its
+/// start, then the captures).
+fn literal_prefix(pattern: &str) -> Option<Rc<str>> {
+    const SPECIAL: &[u8] = b"\\.[](){}*+?|^$";
+    let b = pattern.as_bytes();
+    let mut end = b
+        .iter()
+        .position(|c| SPECIAL.contains(c))
+        .unwrap_or(b.len());
+    if matches!(b.get(end), Some(b'*' | b'+' | b'?' | b'{')) {
+        // the last character is repeated (or maybe absent)
+        end = pattern[..end].char_indices().last().map_or(0, |(i, _)| i);
+    }
+    if end == 0 {
+        return None;
+    }
+    // an alternative at the top level need not start with the text
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'(' => depth += 1,
+            b')' => depth = depth.checked_sub(1)?,
+            b'|' if depth == 0 => return None,
+            b'[' => {
+                // a class: up to its `]` (one right after `[` or `[^` is a member),
+                // with nested classes and escapes
+                let mut nest = 1usize;
+                i += 1;
+                if b.get(i) == Some(&b'^') {
+                    i += 1;
+                }
+                if b.get(i) == Some(&b']') {
+                    i += 1;
+                }
+                while nest > 0 {
+                    match b.get(i)? {
+                        b'\\' => i += 1,
+                        b'[' => nest += 1,
+                        b']' => nest -= 1,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (depth == 0).then(|| Rc::from(&pattern[..end]))
 }
 
 /// The input string and the compiled regex, or jq's error for a wrong argument.
@@ -84,6 +147,11 @@ fn compile<'s>(
         Some((p, i, r)) if p == pat.as_str() && *i == inline => Some(r.clone()),
         _ => None,
     };
+    let prefix = if inline.is_empty() {
+        literal_prefix(pat.as_str())
+    } else {
+        None
+    };
     let regex = match last {
         Some(r) => r,
         None => {
@@ -103,7 +171,11 @@ fn compile<'s>(
                             return err(format!("{pat} (at offset 0) is not a valid regex: {e}"));
                         }
                     };
-                    cache.all.borrow_mut().insert(key.clone(), r.clone());
+                    let mut all = cache.all.borrow_mut();
+                    if all.len() >= CACHE_SIZE {
+                        all.clear();
+                    }
+                    all.insert(key.clone(), r.clone());
                     r
                 }
             };
@@ -120,6 +192,7 @@ fn compile<'s>(
             regex,
             global,
             skip_empty,
+            prefix,
         },
     ))
 }
@@ -132,8 +205,31 @@ fn each_match(
     mut each: impl FnMut(&fancy_regex::Captures<str>) -> bool,
 ) -> ValR<(), Val> {
     let mut start = 0usize;
+    // Anchored tries at the places of the prefix, while they match: a try that fails
+    // may have read far, so after one the search goes on unanchored.
+    let finder = c
+        .prefix
+        .as_ref()
+        .map(|p| memchr::memmem::Finder::new(p.as_bytes()));
+    let mut anchored = finder.is_some();
     while start <= s.len() {
-        let caps = match c.regex.captures_from_pos(s, start) {
+        let found = match (&finder, anchored) {
+            (Some(finder), true) => match finder.find(&s.as_bytes()[start..]) {
+                None => break,
+                Some(at) => {
+                    let input = RegexInput::new(s).from_pos(start + at).anchored(true);
+                    match c.regex.captures_input(input) {
+                        Ok(None) => {
+                            anchored = false;
+                            c.regex.captures_from_pos(s, start + at)
+                        }
+                        r => r,
+                    }
+                }
+            },
+            _ => c.regex.captures_from_pos(s, start),
+        };
+        let caps = match found {
             Ok(Some(c)) => c,
             Ok(None) => break,
             Err(e) => return err(format!("regex failed: {e}")),
@@ -264,4 +360,78 @@ pub fn split_impl(cache: &Cache, input: Val, re: &Val, flags: &Val) -> ValR<Val,
     })?;
     pieces.push(Val::from(&s[from..]));
     Ok(Val::arr(pieces))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefix_is_the_text_every_match_starts_with() {
+        let cases = [
+            ("<Contents>[ ]*<Key>([^<]*)</Key>", Some("<Contents>")),
+            ("abc", Some("abc")),
+            ("abc*", Some("ab")),
+            ("ab{2}", Some("a")),
+            ("a?b", None),
+            ("é+x", None),
+            ("xé?", Some("x")),
+            ("ab|cd", None),
+            ("ab(c|d)", Some("ab")),
+            ("ab[|]c", Some("ab")),
+            ("ab[]|]c", Some("ab")),
+            ("ab[^]|]c", Some("ab")),
+            ("ab\\|c", Some("ab")),
+            ("ab(c)|d", None),
+            ("ab[[:alpha:]|]|c", None),
+            ("ab(c", None),
+            ("ab)c", None),
+            ("ab[c", None),
+            ("\\d+", None),
+            ("(?i)ab", None),
+            (".ab", None),
+            ("^ab", None),
+        ];
+        for (pattern, want) in cases {
+            assert_eq!(literal_prefix(pattern).as_deref(), want, "{pattern}");
+        }
+    }
+
+    /// Every match with the anchored tries, as the plain search finds it: overlapping
+    /// places of the prefix, tries that fail (after which the search goes on unanchored),
+    /// groups that take no part.
+    #[test]
+    fn anchored_tries_find_the_matches_of_the_plain_search() {
+        let cases = [
+            ("ab(c)?", "abab abcab xab"),
+            ("aa(a)", "aaaaaaa aaa"),
+            ("<k>([^<]*)</k>", "<k>1</k><k>2<k>3</k><k></k> <k>"),
+            ("x(y|z)+", "xyzzy xx xz xyx"),
+            ("é(.)", "éaéébé"),
+            ("ab[^c]*c", "ab ab abxc ab c"),
+        ];
+        for (pattern, text) in cases {
+            let cache = Cache::default();
+            let input = Val::from(text);
+            let (s, mut c) = compile(&cache, &input, &Val::from(pattern), &Val::from("g")).unwrap();
+            assert!(c.prefix.is_some(), "{pattern}");
+            let all = |c: &Compiled| {
+                let mut out = Vec::new();
+                each_match(s, c, |caps| {
+                    let groups: Vec<_> = (0..caps.len())
+                        .map(|i| caps.get(i).map(|m| m.range()))
+                        .collect();
+                    out.push(groups);
+                    true
+                })
+                .unwrap();
+                out
+            };
+            let with_prefix = all(&c);
+            c.prefix = None;
+            let plain = all(&c);
+            assert!(!plain.is_empty(), "{pattern}");
+            assert_eq!(with_prefix, plain, "{pattern} over {text}");
+        }
+    }
 }

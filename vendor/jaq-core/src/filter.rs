@@ -652,7 +652,26 @@ fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> 
             Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => {
                 all(&[Some(l), Some(r)])
             }
-            Ast::Alt(l, r) | Ast::Pipe(l, None, r) => all(&[Some(l), Some(r)]),
+            Ast::Alt(l, r) | Ast::Pipe(l, None, r) | Ast::Pipe(l, Some(Pattern::Var), r) => {
+                all(&[Some(l), Some(r)])
+            }
+            // a defined filter called in place with value arguments only, and its body
+            Ast::CallDef(body, args, _, CallType::Inline) if args.len() <= 4 => {
+                let mut ids = [None; 5];
+                ids[0] = Some(body);
+                let mut ok = true;
+                for (a, id) in args.iter().zip(ids[1..].iter_mut()) {
+                    match a {
+                        Arg::Var(a) => *id = Some(a),
+                        Arg::Fun(_) => ok = false,
+                    }
+                }
+                if ok {
+                    all(&ids)
+                } else {
+                    NO
+                }
+            }
             Ast::Neg(f) => all(&[Some(f)]),
             Ast::Logic(l, _, r) => all(&[Some(l), Some(r)]),
             Ast::Ite(c, t, e) => all(&[Some(c), Some(t), Some(e)]),
@@ -800,6 +819,34 @@ impl Id {
                         (Err(_), None) => return Ok(Err(Exn::from(Error::abort()))),
                     },
                     Err(e) => Err(e),
+                }
+            }
+            // `l as $x | r`: `r` with `$x` bound to the output of `l`
+            Ast::Pipe(l, Some(Pattern::Var), r) => match get!(l, v.clone(), v) {
+                Ok(y) => match r.single(&ctx.clone().cons_var(y), v) {
+                    Ok(x) => x,
+                    e => return e,
+                },
+                Err(e) => Err(e),
+            },
+            // a defined filter with value arguments, called in place: its arguments bound
+            // in order (the first one's error wins, as `bind_vars` yields it first), then
+            // its body, after the step that `run` counts for a call
+            Ast::CallDef(body, args, skip, CallType::Inline) => {
+                let mut callee = ctx.clone().skip_vars(*skip);
+                for a in args.iter() {
+                    let Arg::Var(a) = a else { return Err(v) };
+                    match get!(a, v.clone(), v) {
+                        Ok(y) => callee = callee.cons_var(y),
+                        Err(e) => return Ok(Err(e)),
+                    }
+                }
+                if !ctx.data.enter() {
+                    return Ok(Err(Exn::from(Error::abort())));
+                }
+                match body.single(&callee, v) {
+                    Ok(x) => x,
+                    e => return e,
                 }
             }
             // a pure native: its arguments first, in order
