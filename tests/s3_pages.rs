@@ -220,12 +220,22 @@ fn a_page_at_a_time_lists_as_the_page_filters_lines_do() {
         after_etag: "<Owner><ID>1</ID></Owner>",
         ..AWS
     };
-    let numeric_page = page(&GO, &KEYS).replace('€', "&#x20AC;");
+    // The page of a listing with delimiter /: no key holds a / after the prefix (those
+    // are rolled up into the common prefixes), so a name is its key after the prefix. A
+    // file and the directory photos share a name; photos-x.jpg is after photos/ in keys,
+    // before it in names.
+    let flat: Vec<String> = KEYS
+        .iter()
+        .map(|k| k.replace('/', "_"))
+        .chain(["photos-x.jpg".into(), "photos".into()])
+        .collect();
+    let flat: Vec<&str> = flat.iter().map(String::as_str).collect();
+    let numeric_page = page(&GO, &flat).replace('€', "&#x20AC;");
     for page in [
-        page(&GO, &KEYS),
-        page(&AWS, &KEYS),
-        page(&RCLONE, &KEYS),
-        page(&reordered, &KEYS),
+        page(&GO, &flat),
+        page(&AWS, &flat),
+        page(&RCLONE, &flat),
+        page(&reordered, &flat),
         numeric_page,
         page(&GO, &[]),
     ] {
@@ -233,6 +243,24 @@ fn a_page_at_a_time_lists_as_the_page_filters_lines_do() {
         assert_eq!(by_page, by_lines, "{page}");
         assert!(by_lines.contains("\"Name\":\"photos\""), "{by_lines}");
     }
+    let (by_page, _) = lsjson_ways(&page(&GO, &flat), "");
+    let names: Vec<_> = by_page
+        .split("\"Name\":\"")
+        .skip(1)
+        .map(|e| &e[..e.find('"').unwrap()])
+        .filter(|n| n.starts_with("photos"))
+        .collect();
+    assert_eq!(
+        names,
+        ["photos", "photos", "photos-x.jpg", "photos_2026_a b.jpg"],
+        "{by_page}"
+    );
+    assert!(
+        by_page.contains(
+            "\"Name\":\"photos\",\"Size\":10000,\"MimeType\":\"application/octet-stream\""
+        ),
+        "a file before the directory of its name: {by_page}"
+    );
     // the directory's own key is left out, and names are cut after the prefix
     let page = page(&RCLONE, &["d/", "d/x \u{0026} y.json", "d/Z.TXT"])
         .replace("<Prefix>photos/</Prefix>", "<Prefix>d/sub/</Prefix>");

@@ -216,14 +216,24 @@ pub fn all() -> Vec<Fun> {
             _ => err("explode input must be a string"),
         }),
         fun0!("implode", implode),
-        fun0!("ascii_downcase", |v| match v {
+        fun0!("ascii_downcase", |v| match &v {
+            // (a text with nothing to change is kept, not copied)
+            Val::Str(s) if !s.bytes().any(|b| b.is_ascii_uppercase()) => {
+                spend_bytes(s.len())?;
+                Ok(v)
+            }
             Val::Str(s) => {
                 spend_bytes(s.len())?;
                 Ok(Val::str(s.to_ascii_lowercase()))
             }
             _ => err("explode input must be a string"),
         }),
-        fun0!("ascii_upcase", |v| match v {
+        fun0!("ascii_upcase", |v| match &v {
+            // (a text with nothing to change is kept, not copied)
+            Val::Str(s) if !s.bytes().any(|b| b.is_ascii_lowercase()) => {
+                spend_bytes(s.len())?;
+                Ok(v)
+            }
             Val::Str(s) => {
                 spend_bytes(s.len())?;
                 Ok(Val::str(s.to_ascii_uppercase()))
@@ -302,7 +312,9 @@ pub fn all() -> Vec<Fun> {
                 }
                 let mut out = Vec::new();
                 let mut start = 0;
-                while let Some(i) = s[start..].find(p.as_str()) {
+                // overlapping matches: one searcher for them all
+                let finder = memchr::memmem::Finder::new(p.as_bytes());
+                while let Some(i) = finder.find(&s.as_bytes()[start..]) {
                     out.push(Val::Num((start + i) as f64));
                     start += i + 1;
                     while !s.is_char_boundary(start) {
