@@ -1120,43 +1120,16 @@ fn sub<'a>(
     flags: &V,
     mut run: impl FnMut(V) -> ValXs<'a, V>,
 ) -> Result<Vec<V>, Exn<'a, V>> {
-    let ms = regex::match_impl(&d.regexes, input.clone(), re, flags, false)?;
-    let (Val::Str(s), Val::Arr(ms)) = (&input, &ms) else {
+    let matches = regex::sub_matches(d.regexes, &input, re, flags)?;
+    let Val::Str(s) = &input else {
         return Ok(vec![input]);
     };
-    // byte offset of every code point, and of the end
-    let at: Vec<usize> = s
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(s.len()))
-        .collect();
-    let cps = at.len() - 1;
-    let piece = |from: &V, to: Option<&V>| -> ValR<V, V> {
-        let (b, e) = super::ops::slice_bounds(cps, Some(from), to)?;
-        Ok(Val::str(&s[at[b]..at[e]]))
-    };
-    let field = |m: &V, k: &str| match m {
-        Val::Obj(o) => o.get(k).cloned().unwrap_or_default(),
-        _ => Val::Null,
-    };
     let mut result: Vec<V> = Vec::new();
-    let mut previous = Val::Num(0.0);
-    for m in ms.iter() {
-        let offset = field(m, "offset");
-        let gap = piece(&previous, Some(&offset))?;
-        let mut caps = Val::Null;
-        if let Val::Arr(cs) = field(m, "captures") {
-            for c in cs.iter() {
-                let name = field(c, "name");
-                if let Val::Str(name) = name {
-                    let mut one = super::value::Map::default();
-                    one.insert(Key::from(name.as_str()), field(c, "string"));
-                    caps = super::ops::add(caps, Val::obj(one))?;
-                }
-            }
-        }
-        caps = super::ops::add(caps, Val::obj(Default::default()))?;
-        let inserts = run(caps).collect::<Result<Vec<V>, _>>()?;
+    // the end of the last match, in bytes (jq: .previous, in code points)
+    let mut previous = 0usize;
+    for (start, end, named) in matches {
+        let gap = Val::from(&s[previous..start]);
+        let inserts = run(named).collect::<Result<Vec<V>, _>>()?;
         for (ix, ins) in inserts.into_iter().enumerate() {
             let part = super::ops::add(gap.clone(), ins)?;
             match result.get_mut(ix) {
@@ -1164,9 +1137,9 @@ fn sub<'a>(
                 None => result.push(part),
             }
         }
-        previous = super::ops::add(offset, field(m, "length"))?;
+        previous = end;
     }
-    let tail = piece(&previous, None)?;
+    let tail = Val::from(&s[previous..]);
     let mut outs = Vec::with_capacity(result.len());
     for r in result {
         let r = super::ops::add(r, tail.clone())?;

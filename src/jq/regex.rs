@@ -323,6 +323,36 @@ pub fn match_impl(cache: &Cache, input: Val, re: &Val, flags: &Val, test: bool) 
     Ok(Val::arr(out))
 }
 
+/// What `sub` needs of each match: its span in bytes and the object of its named groups
+/// (`{name: string}`, null for a group that took no part; a later group of a name wins,
+/// as jq adds them up), without the match objects of `match`.
+pub fn sub_matches(
+    cache: &Cache,
+    input: &Val,
+    re: &Val,
+    flags: &Val,
+) -> ValR<Vec<(usize, usize, Val)>, Val> {
+    let (s, c) = compile(cache, input, re, flags)?;
+    let names: Vec<(usize, Key)> = c
+        .regex
+        .capture_names()
+        .enumerate()
+        .filter_map(|(i, n)| n.map(|n| (i, Key::from(n))))
+        .collect();
+    let mut out = Vec::new();
+    each_match(s, &c, |caps| {
+        let m = caps.get(0).expect("a match has group 0");
+        let mut named = Map::default();
+        for (i, name) in &names {
+            let string = caps.get(*i).map_or(Val::Null, |g| Val::from(g.as_str()));
+            named.insert(name.clone(), string);
+        }
+        out.push((m.start(), m.end(), Val::obj(named)));
+        true
+    })?;
+    Ok(out)
+}
+
 /// `_scan_impl(re; flags)`: what jq's `scan` outputs, as an array: each match's groups
 /// as strings (null where a group took no part) when the regex has groups, else the
 /// match. (jq's definition builds a match object per match and takes it apart again.)

@@ -717,6 +717,37 @@ fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> 
     r
 }
 
+/// (mkfifo patch) The outputs of `l | r` for an `r` that [`Id::single`] may compute: an
+/// output of `l` goes through `r` without an iterator of its own, unless `r` turns out
+/// to need one for it. Lazy, as `flat_map` is.
+struct PipeSingle<'a, D: DataT> {
+    ls: ValXs<'a, D::V<'a>>,
+    ctx: Ctx<'a, D>,
+    r: &'a Id,
+    inner: Option<ValXs<'a, D::V<'a>>>,
+}
+
+impl<'a, D: DataT> Iterator for PipeSingle<'a, D> {
+    type Item = ValX<'a, D::V<'a>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(inner) = &mut self.inner {
+                match inner.next() {
+                    Some(x) => return Some(x),
+                    None => self.inner = None,
+                }
+            }
+            match self.ls.next()? {
+                Err(e) => return Some(Err(e)),
+                Ok(y) => match self.r.single(&self.ctx, y) {
+                    Ok(z) => return Some(z),
+                    Err(y) => self.inner = Some(self.r.run((self.ctx.clone(), y))),
+                },
+            }
+        }
+    }
+}
+
 impl Id {
     /// (mkfifo patch) The one output of a pure term with exactly one output (literals,
     /// `.`, bound variables, and paths, arithmetic, comparisons and singleton objects
@@ -749,6 +780,17 @@ impl Id {
             Ast::ObjEmpty => D::V::from_map([]).map_err(Exn::from),
             Ast::Var(x) => match ctx.vars.get(*x) {
                 Some(Bind::Var(x)) => Ok(x.clone()),
+                // a filter argument called (`f` in `map(f)`): its term in its context,
+                // after the stack check that pulling from it would make
+                Some(Bind::Fun((id, vars))) if maybe_single(ctx.lut(), id) => {
+                    if !ctx.data.pull() {
+                        return Ok(Err(Exn::from(Error::abort())));
+                    }
+                    match id.single(&ctx.clone().with_vars(vars.clone()), v) {
+                        Ok(x) => x,
+                        e => return e,
+                    }
+                }
                 _ => return Err(v),
             },
             Ast::ObjSingle(k, x) => {
@@ -1054,6 +1096,16 @@ impl Id {
                 } else {
                     cv
                 };
+                // (mkfifo patch) and each output of `l` goes to a single `r` without an
+                // iterator of its own (`.[] | f`, as in `map(f)`)
+                if maybe_single(cv.0.lut(), r) {
+                    return Box::new(PipeSingle {
+                        ls: l.run((cv.0.clone(), cv.1)),
+                        ctx: cv.0,
+                        r,
+                        inner: None,
+                    });
+                }
                 flat_map_then_with(l.run((cv.0.clone(), cv.1)), cv.0, move |y, ctx| {
                     r.run((ctx, y))
                 })
