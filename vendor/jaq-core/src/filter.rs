@@ -717,6 +717,17 @@ fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> 
     r
 }
 
+/// (mkfifo patch) The output of `id.single(ctx, v)`, or a return of `Err(back)` from the
+/// function it is in when the term turns out not to be single.
+macro_rules! single_or_back {
+    ($ctx:expr, $id:expr, $v:expr, $back:expr) => {
+        match $id.single($ctx, $v) {
+            Ok(y) => y,
+            Err(_) => return Err($back),
+        }
+    };
+}
+
 /// (mkfifo patch) The outputs of `l | r` for an `r` that [`Id::single`] may compute: an
 /// output of `l` goes through `r` without an iterator of its own, unless `r` turns out
 /// to need one for it. Lazy, as `flat_map` is.
@@ -763,14 +774,6 @@ impl Id {
         v: D::V<'a>,
     ) -> Result<ValX<'a, D::V<'a>>, D::V<'a>> {
         use crate::path::{Opt, Part};
-        macro_rules! get {
-            ($id:expr, $v:expr, $back:expr) => {
-                match $id.single(ctx, $v) {
-                    Ok(y) => y,
-                    Err(_) => return Err($back),
-                }
-            };
-        }
         Ok(match &ctx.lut().terms[self.0] {
             Ast::Id => Ok(v),
             Ast::ToString => Ok(v.into_string()),
@@ -794,7 +797,7 @@ impl Id {
                 _ => return Err(v),
             },
             Ast::ObjSingle(k, x) => {
-                let k = get!(k, v.clone(), v);
+                let k = single_or_back!(ctx, k, v.clone(), v);
                 let x = match x.single(ctx, v) {
                     Ok(x) => x,
                     e => return e,
@@ -810,8 +813,8 @@ impl Id {
                 let Ast::ObjSingle(k, x) = &ctx.lut().terms[r.0] else {
                     unreachable!()
                 };
-                let k = get!(k, v.clone(), v);
-                let x = get!(x, v.clone(), v);
+                let k = single_or_back!(ctx, k, v.clone(), v);
+                let x = single_or_back!(ctx, x, v.clone(), v);
                 let o = match l.single(ctx, v) {
                     Ok(o) => o,
                     e => return e,
@@ -820,7 +823,7 @@ impl Id {
             }
             // the right operand runs first, the left one's error wins
             Ast::Math(l, op, r) => {
-                let y = get!(r, v.clone(), v);
+                let y = single_or_back!(ctx, r, v.clone(), v);
                 let x = match l.single(ctx, v) {
                     Ok(x) => x,
                     e => return e,
@@ -828,7 +831,7 @@ impl Id {
                 (|| Ok(op.run(x?, y?)?))()
             }
             Ast::Cmp(l, op, r) => {
-                let y = get!(r, v.clone(), v);
+                let y = single_or_back!(ctx, r, v.clone(), v);
                 let x = match l.single(ctx, v) {
                     Ok(x) => x,
                     e => return e,
@@ -836,7 +839,7 @@ impl Id {
                 (|| Ok(D::V::from(op.run(&x?, &y?))))()
             }
             // `l // r`: the output of `l` if it is true or an error, else that of `r`
-            Ast::Alt(l, r) => match get!(l, v.clone(), v) {
+            Ast::Alt(l, r) => match single_or_back!(ctx, l, v.clone(), v) {
                 Ok(x) if !x.as_bool() => match r.single(ctx, v) {
                     Ok(y) => y,
                     e => return e,
@@ -851,7 +854,7 @@ impl Id {
                         e => return e,
                     }
                 } else {
-                    (get!(l, v.clone(), v), Some(v))
+                    (single_or_back!(ctx, l, v.clone(), v), Some(v))
                 };
                 match y {
                     Ok(y) => match (r.single(ctx, y), back) {
@@ -864,7 +867,7 @@ impl Id {
                 }
             }
             // `l as $x | r`: `r` with `$x` bound to the output of `l`
-            Ast::Pipe(l, Some(Pattern::Var), r) => match get!(l, v.clone(), v) {
+            Ast::Pipe(l, Some(Pattern::Var), r) => match single_or_back!(ctx, l, v.clone(), v) {
                 Ok(y) => match r.single(&ctx.clone().cons_var(y), v) {
                     Ok(x) => x,
                     e => return e,
@@ -878,7 +881,7 @@ impl Id {
                 let mut callee = ctx.clone().skip_vars(*skip);
                 for a in args.iter() {
                     let Arg::Var(a) = a else { return Err(v) };
-                    match get!(a, v.clone(), v) {
+                    match single_or_back!(ctx, a, v.clone(), v) {
                         Ok(y) => callee = callee.cons_var(y),
                         Err(e) => return Ok(Err(e)),
                     }
@@ -891,43 +894,10 @@ impl Id {
                     e => return e,
                 }
             }
-            // a pure native: its arguments first, in order
-            Ast::Native(id, args) => {
-                let lut = ctx.lut();
-                let Some(f) = lut.funs.get(*id).filter(|f| f.pure) else {
-                    return Err(v);
-                };
-                match (&f.direct, &args[..]) {
-                    (Direct::Input(g), []) => return Ok(g(ctx, v).map_err(Exn::from)),
-                    (Direct::InputArg(g), [Arg::Var(a)]) => {
-                        return Ok(match get!(a, v.clone(), v) {
-                            Ok(y) => g(ctx, v, y).map_err(Exn::from),
-                            Err(e) => Err(e),
-                        })
-                    }
-                    _ => (),
-                }
-                // evaluated from the last, bound in their order (see `bind_native_args`)
-                if args.len() > NATIVE_ARGS_IN_PLACE {
-                    return Err(v);
-                }
-                let mut bound: [Option<Arg<D::V<'a>, Id>>; NATIVE_ARGS_IN_PLACE] = Default::default();
-                for (a, b) in args.iter().zip(bound.iter_mut()).rev() {
-                    let Arg::Var(a) = a else { return Err(v) };
-                    match get!(a, v.clone(), v) {
-                        Ok(y) => *b = Some(Arg::Var(y)),
-                        Err(e) => return Ok(Err(e)),
-                    }
-                }
-                let c = cons_native_args(ctx.with_vars(Vars::new([])), bound.iter().flatten(), ctx);
-                match (f.run)((c, v)).next() {
-                    Some(y) => y,
-                    // not the one value it promised
-                    None => Err(Exn::from(Error::abort())),
-                }
-            }
+            // a pure native: its arguments first, in order (apart, for its frame is big)
+            Ast::Native(id, args) => return Self::single_native(ctx, v, *id, args),
             // `l and r`, `l or r`: `r` only when `l` does not decide
-            Ast::Logic(l, stop, r) => match get!(l, v.clone(), v) {
+            Ast::Logic(l, stop, r) => match single_or_back!(ctx, l, v.clone(), v) {
                 Ok(x) if x.as_bool() == *stop => Ok(D::V::from(*stop)),
                 Ok(_) => match r.single(ctx, v) {
                     Ok(y) => y.map(|y| D::V::from(y.as_bool())),
@@ -935,7 +905,7 @@ impl Id {
                 },
                 Err(e) => Err(e),
             },
-            Ast::Ite(c, t, e) => match get!(c, v.clone(), v) {
+            Ast::Ite(c, t, e) => match single_or_back!(ctx, c, v.clone(), v) {
                 Ok(x) => match if x.as_bool() { t } else { e }.single(ctx, v) {
                     Ok(y) => y,
                     e => return e,
@@ -956,14 +926,14 @@ impl Id {
                     && !matches!(path.0[0].0, Part::Range(None, None)) =>
             {
                 let key = match &path.0[0].0 {
-                    Part::Index(i) => Part::Index(get!(i, v.clone(), v)),
+                    Part::Index(i) => Part::Index(single_or_back!(ctx, i, v.clone(), v)),
                     Part::Range(from, upto) => Part::Range(
                         match from {
-                            Some(i) => Some(get!(i, v.clone(), v)),
+                            Some(i) => Some(single_or_back!(ctx, i, v.clone(), v)),
                             None => None,
                         },
                         match upto {
-                            Some(i) => Some(get!(i, v.clone(), v)),
+                            Some(i) => Some(single_or_back!(ctx, i, v.clone(), v)),
                             None => None,
                         },
                     ),
@@ -983,77 +953,130 @@ impl Id {
                 }
                 .map_err(Exn::from)
             }
-            Ast::Path(f, path) => {
-                // the keys of up to 4 parts, kept on the stack
-                const MAX: usize = 4;
-                if path.0.len() > MAX {
-                    return Err(v);
-                }
-                let mut keys: [Option<(Part<ValX<'a, D::V<'a>>>, Opt)>; MAX] = Default::default();
-                for ((part, opt), key) in path.0.iter().zip(keys.iter_mut()) {
-                    let part = match part {
-                        Part::Index(i) => Part::Index(get!(i, v.clone(), v)),
-                        Part::Range(None, None) => return Err(v),
-                        Part::Range(from, upto) => {
-                            let from = match from {
-                                Some(i) => Some(get!(i, v.clone(), v)),
-                                None => None,
-                            };
-                            let upto = match upto {
-                                Some(i) => Some(get!(i, v.clone(), v)),
-                                None => None,
-                            };
-                            Part::Range(from, upto)
-                        }
-                    };
-                    *key = Some((part, *opt));
-                }
-                // an optional part that fails has no output: then `v` is needed again
-                let optional = path.0.iter().any(|(_, opt)| matches!(opt, Opt::Optional));
-                let (mut x, mut back) = if optional {
-                    (get!(f, v.clone(), v), Some(v))
-                } else {
-                    match f.single(ctx, v) {
-                        Ok(x) => (x, None),
-                        e => return e,
-                    }
-                };
-                // like `Path::transpose`: an index that failed fails the whole path
-                let mut parts: [Option<(Part<D::V<'a>>, Opt)>; MAX] = Default::default();
-                for (key, part) in keys.into_iter().zip(parts.iter_mut()) {
-                    if let Some((key, opt)) = key {
-                        match (&x, key.transpose()) {
-                            (Err(_), _) => {}
-                            (Ok(_), Ok(key)) => *part = Some((key, opt)),
-                            (Ok(_), Err(e)) => x = Err(e),
-                        }
-                    }
-                }
-                let mut x = match x {
-                    Ok(x) => x,
-                    e => return Ok(e),
-                };
-                for (part, opt) in parts.into_iter().flatten() {
-                    let r = match part {
-                        Part::Index(i) => x.index(&i),
-                        Part::Range(from, upto) => x.range(from.as_ref()..upto.as_ref()),
-                    };
-                    x = match r {
-                        Ok(y) => y,
-                        // an optional part yields nothing on an error: not one output
-                        Err(e) if matches!(opt, Opt::Optional) && !e.is_abort() => {
-                            match back.take() {
-                                Some(v) => return Err(v),
-                                None => return Ok(Err(Exn::from(e))),
-                            }
-                        }
-                        Err(e) => return Ok(Err(Exn::from(e))),
-                    };
-                }
-                Ok(x)
-            }
+            // (apart, for its frame is big)
+            Ast::Path(f, path) => return Self::single_path(ctx, v, f, path),
             _ => return Err(v),
         })
+    }
+
+    /// [`Id::single`] of a pure native (see there).
+    #[inline(never)]
+    fn single_native<'a, D: DataT>(
+        ctx: &Ctx<'a, D>,
+        v: D::V<'a>,
+        id: usize,
+        args: &[Arg<Id>],
+    ) -> Result<ValX<'a, D::V<'a>>, D::V<'a>> {
+        let lut = ctx.lut();
+        let Some(f) = lut.funs.get(id).filter(|f| f.pure) else {
+            return Err(v);
+        };
+        match (&f.direct, &args[..]) {
+            (Direct::Input(g), []) => return Ok(g(ctx, v).map_err(Exn::from)),
+            (Direct::InputArg(g), [Arg::Var(a)]) => {
+                return Ok(match single_or_back!(ctx, a, v.clone(), v) {
+                    Ok(y) => g(ctx, v, y).map_err(Exn::from),
+                    Err(e) => Err(e),
+                })
+            }
+            _ => (),
+        }
+        // evaluated from the last, bound in their order (see `bind_native_args`)
+        if args.len() > NATIVE_ARGS_IN_PLACE {
+            return Err(v);
+        }
+        let mut bound: [Option<Arg<D::V<'a>, Id>>; NATIVE_ARGS_IN_PLACE] = Default::default();
+        for (a, b) in args.iter().zip(bound.iter_mut()).rev() {
+            let Arg::Var(a) = a else { return Err(v) };
+            match single_or_back!(ctx, a, v.clone(), v) {
+                Ok(y) => *b = Some(Arg::Var(y)),
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        let c = cons_native_args(ctx.with_vars(Vars::new([])), bound.iter().flatten(), ctx);
+        Ok(match (f.run)((c, v)).next() {
+            Some(y) => y,
+            // not the one value it promised
+            None => Err(Exn::from(Error::abort())),
+        })
+    }
+
+    /// [`Id::single`] of a path of up to 4 parts (see there).
+    #[inline(never)]
+    fn single_path<'a, D: DataT>(
+        ctx: &Ctx<'a, D>,
+        v: D::V<'a>,
+        f: &Id,
+        path: &crate::path::Path<Id>,
+    ) -> Result<ValX<'a, D::V<'a>>, D::V<'a>> {
+        use crate::path::{Opt, Part};
+        // the keys of up to 4 parts, kept on the stack
+        const MAX: usize = 4;
+        if path.0.len() > MAX {
+            return Err(v);
+        }
+        let mut keys: [Option<(Part<ValX<'a, D::V<'a>>>, Opt)>; MAX] = Default::default();
+        for ((part, opt), key) in path.0.iter().zip(keys.iter_mut()) {
+            let part = match part {
+                Part::Index(i) => Part::Index(single_or_back!(ctx, i, v.clone(), v)),
+                Part::Range(None, None) => return Err(v),
+                Part::Range(from, upto) => {
+                    let from = match from {
+                        Some(i) => Some(single_or_back!(ctx, i, v.clone(), v)),
+                        None => None,
+                    };
+                    let upto = match upto {
+                        Some(i) => Some(single_or_back!(ctx, i, v.clone(), v)),
+                        None => None,
+                    };
+                    Part::Range(from, upto)
+                }
+            };
+            *key = Some((part, *opt));
+        }
+        // an optional part that fails has no output: then `v` is needed again
+        let optional = path.0.iter().any(|(_, opt)| matches!(opt, Opt::Optional));
+        let (mut x, mut back) = if optional {
+            (single_or_back!(ctx, f, v.clone(), v), Some(v))
+        } else {
+            match f.single(ctx, v) {
+                Ok(x) => (x, None),
+                e => return e,
+            }
+        };
+        // like `Path::transpose`: an index that failed fails the whole path
+        let mut parts: [Option<(Part<D::V<'a>>, Opt)>; MAX] = Default::default();
+        for (key, part) in keys.into_iter().zip(parts.iter_mut()) {
+            if let Some((key, opt)) = key {
+                match (&x, key.transpose()) {
+                    (Err(_), _) => {}
+                    (Ok(_), Ok(key)) => *part = Some((key, opt)),
+                    (Ok(_), Err(e)) => x = Err(e),
+                }
+            }
+        }
+        let mut x = match x {
+            Ok(x) => x,
+            e => return Ok(e),
+        };
+        for (part, opt) in parts.into_iter().flatten() {
+            let r = match part {
+                Part::Index(i) => x.index(&i),
+                Part::Range(from, upto) => x.range(from.as_ref()..upto.as_ref()),
+            };
+            x = match r {
+                Ok(y) => y,
+                // an optional part yields nothing on an error: not one output
+                Err(e) if matches!(opt, Opt::Optional) && !e.is_abort() => {
+                    match back.take() {
+                        Some(v) => return Err(v),
+                        None => return Ok(Err(Exn::from(e))),
+                    }
+                }
+                Err(e) => return Ok(Err(Exn::from(e))),
+            };
+        }
+        Ok(Ok(x))
     }
 
     /// `f.run((c, v))` returns the output of `v | f` in the context `c`.
