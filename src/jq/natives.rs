@@ -138,7 +138,7 @@ macro_rules! regex2 {
                 let flags = cv.0.pop_var();
                 let re = cv.0.pop_var();
                 let f: fn(&regex::Cache, V, &V, &V) -> ValR<V, V> = $f;
-                once(f(&data(&cv).regexes, cv.1, &re, &flags))
+                once(f(data(&cv).regexes, cv.1, &re, &flags))
             })
             .pure(),
         )
@@ -527,7 +527,7 @@ pub fn all() -> Vec<Fun> {
                 let re = cv.0.pop_var();
                 let d = data(&cv);
                 once(regex::match_impl(
-                    &d.regexes,
+                    d.regexes,
                     cv.1,
                     &re,
                     &flags,
@@ -561,7 +561,7 @@ pub fn all() -> Vec<Fun> {
                 let _ = cv.0.pop_fun();
                 let re = cv.0.pop_var();
                 let d: &RunData = cv.0.data();
-                let e = match regex::match_impl(&d.regexes, cv.1 .0, &re, &flags, false) {
+                let e = match regex::match_impl(d.regexes, cv.1 .0, &re, &flags, false) {
                     Ok(ms) => ms.invalid_path(None),
                     Err(e) => e,
                 };
