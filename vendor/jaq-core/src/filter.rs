@@ -718,12 +718,29 @@ fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> 
 }
 
 /// (mkfifo patch) The output of `id.single(ctx, v)`, or a return of `Err(back)` from the
-/// function it is in when the term turns out not to be single.
+/// function it is in when the term turns out not to be single. A string literal, a bound
+/// variable or `.` is read in place, without a call (and, but for `.`, without the copy
+/// of the input that the call would take).
 macro_rules! single_or_back {
     ($ctx:expr, $id:expr, $v:expr, $back:expr) => {
-        match $id.single($ctx, $v) {
-            Ok(y) => y,
-            Err(_) => return Err($back),
+        {
+            let term = &$ctx.lut().terms[$id.0];
+            let bound = match term {
+                Ast::Var(x) => match $ctx.vars.get(*x) {
+                    Some(Bind::Var(y)) => Some(y),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match (term, bound) {
+                (Ast::Str(s), _) => Ok(D::V::from_shared_str(s)),
+                (_, Some(y)) => Ok(y.clone()),
+                (Ast::Id, _) => Ok($v),
+                _ => match $id.single($ctx, $v) {
+                    Ok(y) => y,
+                    Err(_) => return Err($back),
+                },
+            }
         }
     };
 }
@@ -938,9 +955,13 @@ impl Id {
                         },
                     ),
                 };
-                let x = match f.single(ctx, v) {
-                    Ok(x) => x,
-                    e => return e,
+                // (`.` itself, the usual input of a path, without a call)
+                let x = match &ctx.lut().terms[f.0] {
+                    Ast::Id => Ok(v),
+                    _ => match f.single(ctx, v) {
+                        Ok(x) => x,
+                        e => return e,
+                    },
                 };
                 // the error of the input wins over that of a key
                 let (x, key) = match (x, key.transpose()) {
