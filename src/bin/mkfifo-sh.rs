@@ -12,6 +12,11 @@
 //! one long-lived shell, and every output line is
 //! `{"status": N, "stdout": B64, "stderr": B64, "steps": N, "error": STR|null}`.
 
+// The Worker's allocator (crates/small-alloc), so that native figures are the Worker's.
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static ALLOCATOR: small_alloc::SmallAlloc = small_alloc::SmallAlloc;
+
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     cli::main();
