@@ -5,9 +5,9 @@
 //! 1,000 entries makes about 100 of them per entry and frees them together. A freed block
 //! of up to 512 bytes goes onto a list of its size class (a multiple of 8 bytes), and the
 //! next allocation of that class takes it back: a push and a pop, against the system
-//! allocator's bins, headers and coalescing. Each class keeps at most 128 KiB; past that,
-//! blocks go back to the system allocator, so the memory held is bounded (8 MiB if every
-//! class were full) and large allocations still find what was freed.
+//! allocator's bins, headers and coalescing. The lists of a thread keep at most 4 MiB in
+//! all; past that, freed blocks go back to the system allocator, so the memory held is
+//! bounded and large allocations still find what was freed.
 //!
 //! Rust gives the layout back on `dealloc`, so a block needs no header: its size class
 //! comes from the layout, and every block of a class is allocated from the system with
@@ -20,20 +20,20 @@ use std::ptr;
 const GRAIN: usize = 8;
 const MAX_SMALL: usize = 512;
 const CLASSES: usize = MAX_SMALL / GRAIN;
-const CAP_BYTES: usize = 128 * 1024;
+const HELD_CAP: usize = 4 << 20;
 
 struct Lists {
     /// The first free block of each class; a free block's first word points to the next.
     head: [*mut u8; CLASSES],
-    /// How many blocks each list holds.
-    count: [usize; CLASSES],
+    /// The bytes of all the lists.
+    held: usize,
 }
 
 thread_local! {
     // No destructor and a const initializer: usable from the allocator at any time, and
     // never allocates. Blocks left on a finished thread's lists are not given back.
     static LISTS: UnsafeCell<Lists> = const {
-        UnsafeCell::new(Lists { head: [ptr::null_mut(); CLASSES], count: [0; CLASSES] })
+        UnsafeCell::new(Lists { head: [ptr::null_mut(); CLASSES], held: 0 })
     };
 }
 
@@ -42,16 +42,24 @@ pub struct SmallAlloc;
 
 /// The largest size the cache serves; larger blocks go straight to the system allocator.
 pub const MAX_SMALL_SIZE: usize = MAX_SMALL;
-/// The most bytes one size class keeps.
-pub const CLASS_CAP_BYTES: usize = CAP_BYTES;
+/// The most bytes a thread's lists keep.
+pub const HELD_CAP_BYTES: usize = HELD_CAP;
 
-/// The bytes held on this thread's lists, by size class (8, 16, ... 512 bytes): freed
-/// blocks kept for reuse.
+/// The bytes of freed blocks kept on this thread's lists, by size class (8, 16, ... 512
+/// bytes), counted by walking them.
 pub fn cached_bytes() -> [usize; CLASSES] {
     LISTS.with(|lists| {
         // SAFETY: the allocator is not running on this thread now (we are outside it).
         let lists = unsafe { &*lists.get() };
-        std::array::from_fn(|class| lists.count[class] * (class + 1) * GRAIN)
+        std::array::from_fn(|class| {
+            let (mut block, mut n) = (lists.head[class], 0);
+            while !block.is_null() {
+                // SAFETY: a free block's first word is the next one.
+                block = unsafe { *(block as *mut *mut u8) };
+                n += 1;
+            }
+            n * (class + 1) * GRAIN
+        })
     })
 }
 
@@ -84,7 +92,7 @@ unsafe impl GlobalAlloc for SmallAlloc {
                 System.alloc(class_layout(class))
             } else {
                 lists.head[class] = *(block as *mut *mut u8);
-                lists.count[class] -= 1;
+                lists.held -= (class + 1) * GRAIN;
                 block
             }
         })
@@ -97,12 +105,13 @@ unsafe impl GlobalAlloc for SmallAlloc {
         };
         LISTS.with(|lists| {
             let lists = &mut *lists.get();
-            if lists.count[class] * (class + 1) * GRAIN >= CAP_BYTES {
+            let size = (class + 1) * GRAIN;
+            if lists.held + size > HELD_CAP {
                 System.dealloc(block, class_layout(class));
             } else {
                 *(block as *mut *mut u8) = lists.head[class];
                 lists.head[class] = block;
-                lists.count[class] += 1;
+                lists.held += size;
             }
         })
     }
