@@ -715,7 +715,7 @@ impl<'a> Reader<'a> {
                 match stack.last_mut() {
                     Some(Frame::Obj(_, k @ None)) => match (pending, key) {
                         (Some(p), _) => *k = Some(p),
-                        (None, Val::Str(s)) => *k = Some(Key::from(s.as_str())),
+                        (None, Val::Str(s)) => *k = Some(Key(s)),
                         _ => return Err(self.err("Object keys must be strings")),
                     },
                     Some(Frame::Obj(_, Some(_))) => {

@@ -467,7 +467,7 @@ impl ValT for Val {
         for (k, v) in iter {
             match k {
                 Val::Str(s) => {
-                    m.insert(Key::from(s.as_str()), v);
+                    m.insert(Key(s), v);
                 }
                 k => {
                     return err(format!("Cannot use {} as object key", k.kind_and_trunc()));
@@ -488,7 +488,7 @@ impl ValT for Val {
             (Val::Obj(mut x), Val::Str(k)) => {
                 check_items(x.len() + 1)?;
                 spend(1)?;
-                x.make_mut().insert(Key::from(k.as_str()), v);
+                x.make_mut().insert(Key(k), v);
                 Ok(Val::Obj(x))
             }
             (x, k) => add(x, Self::from_map([(k, v)])?),
@@ -508,7 +508,7 @@ impl ValT for Val {
                         .get_index(i)
                         .map(|(k, v)| (k.0.clone(), v.clone()))
                         .unwrap_or_default();
-                    Ok((Val::str(&*k), v))
+                    Ok((Val::Str(k), v))
                 }))
             }
             v => Box::new(std::iter::once(Err(iter_err(&v)))),

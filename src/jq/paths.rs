@@ -52,7 +52,7 @@ pub fn set(v: Val, k: &Val, x: Val) -> ValR<Val, Val> {
                 fuel::fail(Abort::Memory);
                 return Err(Error::abort());
             }
-            o.make_mut().insert(Key::from(s.as_str()), x);
+            o.make_mut().insert(Key(s.clone()), x);
             Ok(Val::Obj(o))
         }
         (Val::Arr(mut a), Val::Num(_) | Val::Lit(_)) => {

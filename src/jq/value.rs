@@ -29,9 +29,10 @@ pub enum Val {
     Obj(Obj),
 }
 
-/// An object key: a shared string (one allocation) that hashes and borrows as `str`.
+/// An object key: a shared string that hashes and borrows as `str`. The same `Rc` as a
+/// string value's, so that `{Path: ...}` and `from_entries` take their keys without a copy.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Key(pub Rc<str>);
+pub struct Key(pub Rc<String>);
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -41,7 +42,7 @@ impl Hash for Key {
 
 impl std::borrow::Borrow<str> for Key {
     fn borrow(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 }
 
@@ -56,7 +57,7 @@ impl From<&str> for Key {
                 const { std::cell::RefCell::new([const { None }; SLOTS]) };
         }
         if s.len() > 32 {
-            return Key(Rc::from(s));
+            return Key(Rc::new(s.to_owned()));
         }
         let slot = s.bytes().fold(s.len(), |h, b| {
             h.wrapping_mul(31).wrapping_add(usize::from(b))
@@ -66,7 +67,7 @@ impl From<&str> for Key {
             match &recent[slot] {
                 Some(k) if &*k.0 == s => k.clone(),
                 _ => {
-                    let k = Key(Rc::from(s));
+                    let k = Key(Rc::new(s.to_owned()));
                     recent[slot] = Some(k.clone());
                     k
                 }
@@ -78,7 +79,7 @@ impl From<&str> for Key {
 impl Key {
     /// The key as a string value.
     pub fn to_val(&self) -> Val {
-        Val::str(&*self.0)
+        Val::Str(self.0.clone())
     }
 }
 
