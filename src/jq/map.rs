@@ -38,7 +38,7 @@ impl Map {
     fn position(&self, k: &str) -> Option<usize> {
         match &self.index {
             Some(ix) => ix.get(k).copied(),
-            None => self.entries.iter().position(|(key, _)| &*key.0 == k),
+            None => self.entries.iter().position(|(key, _)| key.0.as_str() == k),
         }
     }
 

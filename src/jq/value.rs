@@ -65,7 +65,7 @@ impl From<&str> for Key {
         RECENT.with(|recent| {
             let mut recent = recent.borrow_mut();
             match &recent[slot] {
-                Some(k) if &*k.0 == s => k.clone(),
+                Some(k) if k.0.as_str() == s => k.clone(),
                 _ => {
                     let k = Key(Rc::new(s.to_owned()));
                     recent[slot] = Some(k.clone());
