@@ -270,13 +270,13 @@ pub fn neg(a: Val) -> ValR<Val, Val> {
     }
 }
 
-/// An array index as jq takes it: the floor of the number, counted from the end when
-/// negative; `None` when out of range (or NaN).
+/// An array index as jq takes it: the number truncated toward zero (jq casts it to an
+/// int), counted from the end when negative; `None` when out of range (or NaN).
 pub fn array_index(len: usize, i: f64) -> Option<usize> {
     if i.is_nan() {
         return None;
     }
-    let i = i.floor();
+    let i = i.trunc();
     let i = if i < 0.0 { i + len as f64 } else { i };
     if i < 0.0 || i >= len as f64 {
         None

@@ -61,7 +61,7 @@ pub fn set(v: Val, k: &Val, x: Val) -> ValR<Val, Val> {
             if f.is_nan() {
                 return err("Cannot set array element at NaN index");
             }
-            let i = f.floor();
+            let i = f.trunc();
             let i = if i < 0.0 { i + len as f64 } else { i };
             if i < 0.0 {
                 return err("Out of bounds negative array index");
@@ -176,7 +176,13 @@ pub fn del_keys(v: Val, ks: &[Val]) -> ValR<Val, Val> {
             for k in ks {
                 match k {
                     Val::Num(_) | Val::Lit(_) => {
-                        if let Some(i) = array_index(len, k.as_f64().unwrap_or(0.0)) {
+                        let f = k.as_f64().unwrap_or(0.0);
+                        // (a key between -1 and 0 counts from the end here, as jq's
+                        // delpaths decides by the sign first: len + 0 is past the end)
+                        if f < 0.0 && f > -1.0 {
+                            continue;
+                        }
+                        if let Some(i) = array_index(len, f) {
                             gone[i] = true;
                         }
                     }

@@ -274,16 +274,23 @@ impl Val {
         Val::Num(x)
     }
 
+    /// Whether `text` is a short integer in JSON's syntax (`-`, then 1 to 15 digits, no
+    /// leading zero): a number exact in an `f64`, read without float parsing.
+    pub fn is_short_integer(text: &str) -> bool {
+        let b = text.as_bytes();
+        let digits = b.strip_prefix(b"-").unwrap_or(b);
+        !digits.is_empty()
+            && digits.len() <= 15
+            && digits.iter().all(u8::is_ascii_digit)
+            && (digits[0] != b'0' || digits.len() == 1)
+    }
+
     /// A number from literal text (program constant or JSON input).
     pub fn from_literal(text: &str) -> Val {
         // short integers: no float parsing needed
         let b = text.as_bytes();
-        let digits = b.strip_prefix(b"-").unwrap_or(b);
-        if !digits.is_empty()
-            && digits.len() <= 15
-            && digits.iter().all(u8::is_ascii_digit)
-            && (digits[0] != b'0' || digits.len() == 1)
-        {
+        if Val::is_short_integer(text) {
+            let digits = b.strip_prefix(b"-").unwrap_or(b);
             let n = digits
                 .iter()
                 .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));

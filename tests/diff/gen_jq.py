@@ -243,6 +243,22 @@ def cases(rng):
                   "null |= 3", ".a |= null", "try path(1 | null) catch .", "[null, .] | .[0]",
                   "path(first(null, .a))", "del(null)", "to_entries? // null"]:
             yield case(rng, f"try ({f}) catch .", stdin + "\n", ["-c"])
+    # negative literals (folded into constants when short) and tonumber of strings shaped
+    # like integers (read without the JSON reader when short)
+    for lit in ["1", "0", "00", "0001", "12", "999999999999999", "1000000000000000",
+                "9223372036854775807", "99999999999999999999", "1.5", "1e3", "0.0"]:
+        for f in [f"-{lit}", f"[.[-{lit}]]", f"-{lit} | -.", f"[-{lit}, - {lit}] | tojson",
+                  f"try path(-{lit}) catch .", f"{{a: -{lit}}} | .a + 1"]:
+            yield case(rng, f"try ({f}) catch .", "[1,2,3]\n", ["-c"])
+    # fractional indices: jq truncates them toward zero, then counts negatives from the end
+    for i in ["-1.5", "1.5", "-0.5", "-2.5", "-3.5", "-4.5", "2.9", "-0.9", "4.7", "-1e300"]:
+        for f in [f".[{i}]", f".[{i}] = 9", f".[{i}] |= 9", f"del(.[{i}])", f"getpath([{i}])",
+                  f"to_entries[{i}]"]:
+            yield case(rng, f"try ({f}) catch .", "[1,2,3]\n", ["-c"])
+    for text in ["1000", "-0", "0", "-", "", "007", "-12", " 12", "12 ", "+5", "123456789012345",
+                 "1234567890123456", "-999999999999999", "1e2", "0x10", "1_000", "٣", "12a"]:
+        yield case(rng, "try tonumber catch .", json.dumps(text) + "\n", ["-c"])
+        yield case(rng, "try (tonumber | [., -., . + 1, tostring]) catch .", json.dumps(text) + "\n", ["-c"])
     yield from copy_cases(rng)
 
 

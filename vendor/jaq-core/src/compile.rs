@@ -645,7 +645,15 @@ impl<'s, F> Compiler<&'s str, F> {
             Id => Term::Id,
             Recurse => Term::Recurse,
             Arr(t) => Term::Arr(self.iterm(t.map_or_else(|| Call("!empty", Vec::new()), |t| *t))),
-            Neg(t) => Term::Neg(self.iterm(*t)),
+            // (mkfifo patch) `-N` for an integer N of 1 to 15 digits is the constant -N
+            // (`.[-1]` without a negation to run); `-0` stays a negation, for jq prints
+            // -0, and so do longer literals, which jq keeps as written until negated
+            Neg(t) => match *t {
+                Num(n) if n.parse::<isize>().is_ok_and(|i| i > 0 && i < 1_000_000_000_000_000) => {
+                    Term::Int(-n.parse::<isize>().unwrap_or_default())
+                }
+                t => Term::Neg(self.iterm(t)),
+            },
             Label(x, t) => Term::Label(self.with_label(x, |c| c.iterm(*t))),
             Break(x) => self.break_(x),
             IfThenElse(if_thens, else_) => {
