@@ -649,7 +649,7 @@ impl<'s, F> Compiler<&'s str, F> {
             // (`.[-1]` without a negation to run); `-0` stays a negation, for jq prints
             // -0, and so do longer literals, which jq keeps as written until negated
             Neg(t) => match *t {
-                Num(n) if n.parse::<isize>().is_ok_and(|i| i > 0 && i < 1_000_000_000_000_000) => {
+                Num(n) if n.parse::<isize>().is_ok_and(|i| i > 0 && (i as i64) < 10_i64.pow(15)) => {
                     Term::Int(-n.parse::<isize>().unwrap_or_default())
                 }
                 t => Term::Neg(self.iterm(t)),
