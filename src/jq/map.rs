@@ -59,6 +59,13 @@ impl Map {
         if let Some(i) = self.position(&k.0) {
             return Some(std::mem::replace(&mut self.entries[i].1, v));
         }
+        self.insert_new(k, v);
+        None
+    }
+
+    /// Adds `k`, which the caller knows is not there (an object literal's keys are
+    /// different), at the end, without looking for it first.
+    pub fn insert_new(&mut self, k: Key, v: Val) {
         let i = self.entries.len();
         if let Some(ix) = &mut self.index {
             ix.insert(k.clone(), i);
@@ -67,7 +74,6 @@ impl Map {
         if self.index.is_none() && self.entries.len() > SMALL {
             self.reindex();
         }
-        None
     }
 
     fn reindex(&mut self) {

@@ -495,6 +495,19 @@ impl ValT for Val {
         }
     }
 
+    /// As `add_entry`, for a key the object lacks (an object literal's).
+    fn add_new_entry(self, k: Self, v: Self) -> ValR<Self> {
+        match (self, k) {
+            (Val::Obj(mut x), Val::Str(k)) => {
+                check_items(x.len() + 1)?;
+                spend(1)?;
+                x.make_mut().insert_new(Key(k), v);
+                Ok(Val::Obj(x))
+            }
+            (x, k) => x.add_entry(k, v),
+        }
+    }
+
     fn key_values(self) -> BoxIter<'static, ValR<(Self, Self), Self>> {
         match self {
             Val::Arr(a) => {

@@ -250,6 +250,15 @@ def cases(rng):
         for f in [f"-{lit}", f"[.[-{lit}]]", f"-{lit} | -.", f"[-{lit}, - {lit}] | tojson",
                   f"try path(-{lit}) catch .", f"{{a: -{lit}}} | .a + 1"]:
             yield case(rng, f"try ({f}) catch .", "[1,2,3]\n", ["-c"])
+    # objects of literal keys (built as one term when every value has one output): errors
+    # in several values, values with several outputs or none, a repeated key, many keys
+    for f in ['{a: 1, b: 2}', '{a: error("x"), b: error("y")}', '{a: 1, b: error("y"), c: error("z")}',
+              '[{a: (1,2), b: error("y")}?]', '{a: 1, a: 2, b: 3}', '{a: .[0], b: empty}',
+              '[limit(3; {a: (1,2,3), b: (4,5)})]', 'path({a: 1, b: 2})', '{$__loc__, a: .[1]}',
+              '{a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, j: 10, k: 11, l: 12, m: 13,'
+              ' n: .[2]} | [.m, .n, has("k"), (.n = 0 | .n), (del(.m) | length), keys_unsorted]',
+              '. as $x | {$x, y: ($x | length), "z w": -1} | .y += 1']:
+        yield case(rng, f"try ({f}) catch .", "[1,2,3]\n", ["-c"])
     # fractional indices: jq truncates them toward zero, then counts negatives from the end
     for i in ["-1.5", "1.5", "-0.5", "-2.5", "-3.5", "-4.5", "2.9", "-0.9", "4.7", "-1e300"]:
         for f in [f".[{i}]", f".[{i}] = 9", f".[{i}] |= 9", f"del(.[{i}])", f"getpath([{i}])",

@@ -110,6 +110,10 @@ pub(crate) enum Term<T = TermId> {
     ObjEmpty,
     /// Singleton object (`{f: g}`)
     ObjSingle(T, T),
+    /// (mkfifo patch) An object of two or more entries whose keys are string literals,
+    /// all different (`{Path: $p, Size: $s}`): the entries (key, value), and the same
+    /// object as a sum of singleton objects, which runs it when it is not single.
+    ObjLit(Box<[(T, T)]>, T),
 
     /// Bound variable (`$x`), label (`label $x`), or filter argument (`a`)
     Var(VarId),
@@ -767,8 +771,23 @@ impl<'s, F> Compiler<&'s str, F> {
                 self.sum_or(|| Term::Str(alloc::rc::Rc::default()), parts)
             }
             Obj(o) => {
-                let kvs = o.into_iter().map(|(k, v)| self.obj_entry(k, v)).collect();
-                self.sum_or(|| Term::ObjEmpty, kvs)
+                let kvs: Vec<Term> = o.into_iter().map(|(k, v)| self.obj_entry(k, v)).collect();
+                let entries: Option<Vec<(TermId, TermId)>> = kvs
+                    .iter()
+                    .map(|t| match t {
+                        Term::ObjSingle(k, v) if matches!(self.lut.terms[k.0], Term::Str(_)) => {
+                            Some((*k, *v))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let general = self.sum_or(|| Term::ObjEmpty, kvs);
+                match entries {
+                    Some(entries) if entries.len() >= 2 && self.distinct_keys(&entries) => {
+                        Term::ObjLit(entries.into(), self.lut.insert_term(general))
+                    }
+                    _ => general,
+                }
             }
         };
         (t, Tr::new())
@@ -902,6 +921,17 @@ impl<'s, F> Compiler<&'s str, F> {
             (k, Some(v)) => (self.iterm(k), self.iterm(v)),
         };
         Term::ObjSingle(k, v)
+    }
+
+    /// Whether the string literals that are the keys of `entries` are all different.
+    fn distinct_keys(&self, entries: &[(TermId, TermId)]) -> bool {
+        let key = |id: &TermId| match &self.lut.terms[id.0] {
+            Term::Str(s) => Some(s.as_str()),
+            _ => None,
+        };
+        entries.iter().enumerate().all(|(i, (k, _))| {
+            key(k).is_some() && entries[..i].iter().all(|(j, _)| key(j) != key(k))
+        })
     }
 
     fn sum_or(&mut self, f: impl FnOnce() -> Term, terms: Vec<Term>) -> Term {

@@ -652,6 +652,11 @@ fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> 
             Ast::ObjSingle(l, r) | Ast::Math(l, _, r) | Ast::Cmp(l, _, r) => {
                 all(&[Some(l), Some(r)])
             }
+            // (the keys are string literals)
+            Ast::ObjLit(entries, _) => {
+                let values: alloc::vec::Vec<_> = entries.iter().map(|(_, v)| Some(v)).collect();
+                all(&values)
+            }
             Ast::Alt(l, r) | Ast::Pipe(l, None, r) | Ast::Pipe(l, Some(Pattern::Var), r) => {
                 all(&[Some(l), Some(r)])
             }
@@ -820,6 +825,28 @@ impl Id {
                     e => return e,
                 };
                 (|| Ok(D::V::from_map([(k?, x?)])?))()
+            }
+            // (mkfifo patch) an object of literal keys: its values in order, built in one
+            // object; as the sum of its entries, every value runs and the first error wins
+            Ast::ObjLit(entries, _) => {
+                let mut out: Option<ValX<'a, D::V<'a>>> = None;
+                for (k, x) in entries.iter() {
+                    let x = single_or_back!(ctx, x, v.clone(), v);
+                    let Ast::Str(k) = &ctx.lut().terms[k.0] else {
+                        return Err(v);
+                    };
+                    let k = D::V::from_shared_str(k);
+                    out = Some(match (out, x) {
+                        (Some(Err(e)), _) => Err(e),
+                        (_, Err(e)) => Err(e),
+                        (None, Ok(x)) => D::V::from_map([(k, x)]).map_err(Exn::from),
+                        (Some(Ok(o)), Ok(x)) => o.add_new_entry(k, x).map_err(Exn::from),
+                    });
+                }
+                match out {
+                    Some(out) => out,
+                    None => return Err(v),
+                }
             }
             // (mkfifo patch) `l + {k: x}`, as object constructions sum their entries: the
             // entry goes into the object of `l` without an object of its own. The parts run
@@ -1124,6 +1151,7 @@ impl Id {
             Ast::ObjSingle(k, v) => {
                 Box::new(cartesian(k, v, cv).map(|(k, v)| Ok(D::V::from_map([(k?, v?)])?)))
             }
+            Ast::ObjLit(_, general) => general.run(cv),
             Ast::TryCatch(f, c) => try_catch_run(f.run((cv.0.clone(), cv.1)), move |e| {
                 c.run((cv.0.clone(), e.into_val()))
             }),
@@ -1306,7 +1334,7 @@ impl Id {
         match &cv.0.lut().terms[self.0] {
             Ast::ToString => err(cv),
             Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => err(cv),
-            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => err(cv),
+            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) | Ast::ObjLit(..) => err(cv),
             Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => err(cv),
             Ast::Update(..) | Ast::Assign(..) => err(cv),
             Ast::UpdateMath(..) | Ast::UpdateAlt(..) => err(cv),
@@ -1407,7 +1435,7 @@ impl Id {
         match &cv.0.lut().terms[self.0] {
             Ast::ToString => err(cv.1),
             Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => err(cv.1),
-            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => err(cv.1),
+            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) | Ast::ObjLit(..) => err(cv.1),
             Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => err(cv.1),
             Ast::Update(..) | Ast::Assign(..) => err(cv.1),
             Ast::UpdateMath(..) | Ast::UpdateAlt(..) => err(cv.1),

@@ -106,6 +106,12 @@ pub trait ValT:
         self + Self::from_map([(k, v)])?
     }
 
+    /// (mkfifo patch) [`ValT::add_entry`] of a key that `self` surely lacks: an object
+    /// literal's entries after the first, whose keys are different string literals.
+    fn add_new_entry(self, k: Self, v: Self) -> ValR<Self> {
+        self.add_entry(k, v)
+    }
+
     /// Yield the key-value pairs of a value.
     ///
     /// This is used to collect the paths of `.[]`.
