@@ -293,6 +293,24 @@ pub fn index_err(v: &Val, k: &Val) -> String {
     }
 }
 
+/// `o + {k: v}`, in `o` itself when it is an object; `known_new`: `k` is surely not in it.
+fn add_entry(o: Val, k: Val, v: Val, known_new: bool) -> ValR<Val, Val> {
+    match (o, k) {
+        (Val::Obj(mut x), Val::Str(k)) => {
+            check_items(x.len() + 1)?;
+            spend(1)?;
+            let map = x.make_mut();
+            if known_new {
+                map.insert_new(Key(k), v);
+            } else {
+                map.insert(Key(k), v);
+            }
+            Ok(Val::Obj(x))
+        }
+        (x, k) => add(x, Val::from_map([(k, v)])?),
+    }
+}
+
 /// `.[k]`.
 pub fn index(v: &Val, k: &Val) -> ValR<Val, Val> {
     match (v, k) {
@@ -484,28 +502,12 @@ impl ValT for Val {
     /// The entry goes into the object itself (in place when it is owned once), with the
     /// steps and checks of adding an object of one entry.
     fn add_entry(self, k: Self, v: Self) -> ValR<Self> {
-        match (self, k) {
-            (Val::Obj(mut x), Val::Str(k)) => {
-                check_items(x.len() + 1)?;
-                spend(1)?;
-                x.make_mut().insert(Key(k), v);
-                Ok(Val::Obj(x))
-            }
-            (x, k) => add(x, Self::from_map([(k, v)])?),
-        }
+        add_entry(self, k, v, false)
     }
 
     /// As `add_entry`, for a key the object lacks (an object literal's).
     fn add_new_entry(self, k: Self, v: Self) -> ValR<Self> {
-        match (self, k) {
-            (Val::Obj(mut x), Val::Str(k)) => {
-                check_items(x.len() + 1)?;
-                spend(1)?;
-                x.make_mut().insert_new(Key(k), v);
-                Ok(Val::Obj(x))
-            }
-            (x, k) => x.add_entry(k, v),
-        }
+        add_entry(self, k, v, true)
     }
 
     fn key_values(self) -> BoxIter<'static, ValR<(Self, Self), Self>> {
