@@ -968,6 +968,10 @@ pub fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
 
 /// Parses one JSON text (for `fromjson`, `--argjson`, `tonumber`): exactly one value.
 pub fn parse_one(text: &str) -> Result<Val, String> {
+    // (a short integer, as `tonumber` of a listing's sizes: what the reader gives, without one)
+    if Val::is_short_integer(text) {
+        return Ok(Val::from_literal(text));
+    }
     let mut r = Reader::new(text.as_bytes());
     let v = match r.next_value() {
         None => return Err("Expected JSON value".into()),

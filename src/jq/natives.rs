@@ -806,8 +806,6 @@ fn contains_at(a: &V, b: &V, top: bool) -> ValR<bool, V> {
 fn tonumber(v: V) -> ValR<V, V> {
     match &v {
         Val::Num(_) | Val::Lit(_) => Ok(v),
-        // (a short integer, as a listing's sizes are: what the reader would give, without one)
-        Val::Str(s) if Val::is_short_integer(s) => Ok(Val::from_literal(s)),
         Val::Str(s) => match super::json::parse_one(s) {
             Ok(n @ (Val::Num(_) | Val::Lit(_))) => Ok(n),
             Ok(_) => err(format!(

@@ -653,9 +653,10 @@ impl<'s, F> Compiler<&'s str, F> {
             // (`.[-1]` without a negation to run); `-0` stays a negation, for jq prints
             // -0, and so do longer literals, which jq keeps as written until negated
             Neg(t) => match *t {
-                Num(n) if n.parse::<isize>().is_ok_and(|i| i > 0 && (i as i64) < 10_i64.pow(15)) => {
-                    Term::Int(-n.parse::<isize>().unwrap_or_default())
-                }
+                Num(n) => match n.parse::<isize>() {
+                    Ok(i) if i > 0 && (i as i64) < 10_i64.pow(15) => Term::Int(-i),
+                    _ => Term::Neg(self.iterm(Num(n))),
+                },
                 t => Term::Neg(self.iterm(t)),
             },
             Label(x, t) => Term::Label(self.with_label(x, |c| c.iterm(*t))),
