@@ -495,6 +495,22 @@ impl ValT for Val {
         Ok(Val::obj(m))
     }
 
+    /// One map of the entries' number, each key pushed without a search, with the steps
+    /// and limits of adding them one by one (`add_new_entry`).
+    fn from_new_entries<I: ExactSizeIterator<Item = (Self, Self)>>(iter: I) -> ValR<Self> {
+        let n = iter.len();
+        check_items(n)?;
+        spend(n.saturating_sub(1) as u64)?;
+        let mut m = Map::with_capacity(n);
+        for (k, v) in iter {
+            match k {
+                Val::Str(s) => m.insert_new(Key(s), v),
+                k => return err(format!("Cannot use {} as object key", k.kind_and_trunc())),
+            }
+        }
+        Ok(Val::obj(m))
+    }
+
     fn from_shared_str(s: &Rc<String>) -> Self {
         Val::Str(s.clone())
     }

@@ -259,6 +259,15 @@ def cases(rng):
               ' n: .[2]} | [.m, .n, has("k"), (.n = 0 | .n), (del(.m) | length), keys_unsorted]',
               '. as $x | {$x, y: ($x | length), "z w": -1} | .y += 1']:
         yield case(rng, f"try ({f}) catch .", "[1,2,3]\n", ["-c"])
+    # `f[]` (the values of each output of f, in order; an error of f or of one value ends
+    # the run), integer literals as operands and keys, over inputs of every kind
+    for stdin in ["[1,[2,3],{\"a\":4}]", '{"a":[1],"b":null}', "null", '"s"', "3", "[]"]:
+        for f in ["[.[]]", "[(.[], .)[]?]", "[.[][]]", "[(.a, .b)[]]", "[(error(\"e\"), .)[]]",
+                  "[(., error(\"f\"))[]]", "[first(.[])]", "[limit(2; .[][])]", "[.[] | .[]?]",
+                  "[(1, [2], {b: 3})[]]", "[(empty)[]]", "[.[0], .[-1], .[1:][0]]",
+                  "[.[] | {k: 1, v: ., n: -2}]", "[.[]?] | map(. + 1)", "[to_entries[].key]",
+                  "reduce .[] as $x (0; . + 1)", "[paths]", "(.[] | numbers) |= . + 1"]:
+            yield case(rng, f"try ({f}) catch .", stdin + "\n", ["-c"])
     # fractional indices: jq truncates them toward zero, then counts negatives from the end
     for i in ["-1.5", "1.5", "-0.5", "-2.5", "-3.5", "-4.5", "2.9", "-0.9", "4.7", "-1e300"]:
         for f in [f".[{i}]", f".[{i}] = 9", f".[{i}] |= 9", f"del(.[{i}])", f"getpath([{i}])",

@@ -723,9 +723,9 @@ fn mark(terms: &[Ast], memo: &mut [Option<(u8, u8)>], id: &Id, depth: usize) -> 
 }
 
 /// (mkfifo patch) The output of `id.single(ctx, v)`, or a return of `Err(back)` from the
-/// function it is in when the term turns out not to be single. A string literal, a bound
-/// variable or `.` is read in place, without a call (and, but for `.`, without the copy
-/// of the input that the call would take).
+/// function it is in when the term turns out not to be single. A string or integer
+/// literal, a bound variable or `.` is read in place, without a call (and, but for `.`,
+/// without the copy of the input that the call would take).
 macro_rules! single_or_back {
     ($ctx:expr, $id:expr, $v:expr, $back:expr) => {
         {
@@ -739,6 +739,7 @@ macro_rules! single_or_back {
             };
             match (term, bound) {
                 (Ast::Str(s), _) => Ok(D::V::from_shared_str(s)),
+                (Ast::Int(n), _) => Ok(D::V::from(*n)),
                 (_, Some(y)) => Ok(y.clone()),
                 (Ast::Id, _) => Ok($v),
                 _ => match $id.single($ctx, $v) {
@@ -826,28 +827,8 @@ impl Id {
                 };
                 (|| Ok(D::V::from_map([(k?, x?)])?))()
             }
-            // (mkfifo patch) an object of literal keys: its values in order, built in one
-            // object; as the sum of its entries, every value runs and the first error wins
-            Ast::ObjLit(entries, _) => {
-                let mut out: Option<ValX<'a, D::V<'a>>> = None;
-                for (k, x) in entries.iter() {
-                    let x = single_or_back!(ctx, x, v.clone(), v);
-                    let Ast::Str(k) = &ctx.lut().terms[k.0] else {
-                        return Err(v);
-                    };
-                    let k = D::V::from_shared_str(k);
-                    out = Some(match (out, x) {
-                        (Some(Err(e)), _) => Err(e),
-                        (_, Err(e)) => Err(e),
-                        (None, Ok(x)) => D::V::from_map([(k, x)]).map_err(Exn::from),
-                        (Some(Ok(o)), Ok(x)) => o.add_new_entry(k, x).map_err(Exn::from),
-                    });
-                }
-                match out {
-                    Some(out) => out,
-                    None => return Err(v),
-                }
-            }
+            // (mkfifo patch) an object of literal keys (apart, for its frame is big)
+            Ast::ObjLit(entries, _) => return Self::single_obj_lit(ctx, v, entries),
             // (mkfifo patch) `l + {k: x}`, as object constructions sum their entries: the
             // entry goes into the object of `l` without an object of its own. The parts run
             // in the order below, and the first error among `l`, `k`, `x` wins, as below.
@@ -1007,6 +988,34 @@ impl Id {
         })
     }
 
+    /// [`Id::single`] of an object of literal keys: its values in order, then one object
+    /// of them all; as the sum of its entries, every value runs and the first error wins.
+    #[inline(never)]
+    fn single_obj_lit<'a, D: DataT>(
+        ctx: &Ctx<'a, D>,
+        v: D::V<'a>,
+        entries: &[(Id, Id)],
+    ) -> Result<ValX<'a, D::V<'a>>, D::V<'a>> {
+        let mut values = alloc::vec::Vec::with_capacity(entries.len());
+        let mut first_err = None;
+        for (_, x) in entries.iter() {
+            match single_or_back!(ctx, x, v.clone(), v) {
+                Ok(y) if first_err.is_none() => values.push(y),
+                Err(e) if first_err.is_none() => first_err = Some(e),
+                _ => (),
+            }
+        }
+        if let Some(e) = first_err {
+            return Ok(Err(e));
+        }
+        let lut = ctx.lut();
+        let keyed = entries.iter().zip(values).map(|((k, _), y)| match &lut.terms[k.0] {
+            Ast::Str(k) => (D::V::from_shared_str(k), y),
+            _ => unreachable!("the keys of an ObjLit are string literals"),
+        });
+        Ok(D::V::from_new_entries(keyed).map_err(Exn::from))
+    }
+
     /// [`Id::single`] of a pure native (see there).
     #[inline(never)]
     fn single_native<'a, D: DataT>(
@@ -1129,6 +1138,7 @@ impl Id {
 
     /// `f.run((c, v))` returns the output of `v | f` in the context `c`.
     pub fn run<'a, D: DataT>(&self, cv: Cv<'a, D>) -> ValXs<'a, D::V<'a>> {
+        use crate::path::{Opt, Part};
         use core::iter::once;
         // (mkfifo patch) a pure term with one output is computed without iterators
         let cv = if maybe_single(cv.0.lut(), self) {
@@ -1199,6 +1209,19 @@ impl Id {
             Ast::Ite(if_, then_, else_) => pipe(if_, cv, move |cv, v| {
                 if v.as_bool() { then_ } else { else_ }.run(cv)
             }),
+            // (mkfifo patch) `f[]`, the values of each output of `f`, without the machinery
+            // of paths (`.[]` without even an iterator for `.`)
+            Ast::Path(f, path)
+                if matches!(&path.0[..], [(Part::Range(None, None), Opt::Essential)]) =>
+            {
+                let values = |y: D::V<'a>| -> ValXs<'a, D::V<'a>> {
+                    Box::new(y.values().map(|r| r.map_err(Exn::from)))
+                };
+                match cv.0.lut().terms[f.0] {
+                    Ast::Id => values(cv.1),
+                    _ => box_iter::flat_map_then(f.run(cv), values),
+                }
+            }
             Ast::Path(f, path) => {
                 let path = path.map_ref(|i| {
                     let cv = cv.clone();

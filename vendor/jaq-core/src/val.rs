@@ -112,6 +112,17 @@ pub trait ValT:
         self.add_entry(k, v)
     }
 
+    /// (mkfifo patch) The object of an object literal's entries, in order: their keys are
+    /// different strings, so none need be looked for. As the sum of the entries, one by
+    /// one, builds it.
+    fn from_new_entries<I: ExactSizeIterator<Item = (Self, Self)>>(iter: I) -> ValR<Self> {
+        let mut iter = iter;
+        let Some(first) = iter.next() else {
+            return Self::from_map([]);
+        };
+        iter.try_fold(Self::from_map([first])?, |o, (k, v)| o.add_new_entry(k, v))
+    }
+
     /// Yield the key-value pairs of a value.
     ///
     /// This is used to collect the paths of `.[]`.
