@@ -1,5 +1,5 @@
 //! Lexing jq programs the way jq 1.7.1's scanner does (numbers like `.5` and `1.`,
-//! `?//`, `$__loc__`, comments continued by a trailing backslash).
+//! `?//`, `$__loc__`, comments to the end of the line).
 
 /// A token: its kind and its text in the program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,11 +41,18 @@ pub const MAX_NESTING: usize = 200;
 pub struct Lexer<'s> {
     src: &'s str,
     pos: usize,
+    /// Where the last lexeme starts: a token, a run of blanks or a comment. jq reports an
+    /// unexpected end of file there, for its scanner's location stays at the last match.
+    last: usize,
 }
 
 impl<'s> Lexer<'s> {
     pub fn new(src: &'s str) -> Self {
-        Lexer { src, pos: 0 }
+        Lexer {
+            src,
+            pos: 0,
+            last: 0,
+        }
     }
 
     fn rest(&self) -> &'s str {
@@ -54,27 +61,20 @@ impl<'s> Lexer<'s> {
 
     fn skip_space(&mut self) {
         loop {
+            // (a carriage return is no blank to jq's scanner, but an invalid character)
             let r = self.rest();
-            let t = r.trim_start_matches([' ', '\t', '\n', '\r']);
+            let t = r.trim_start_matches([' ', '\t', '\n']);
+            if t.len() < r.len() {
+                self.last = self.pos;
+            }
             self.pos += r.len() - t.len();
             if !self.rest().starts_with('#') {
                 break;
             }
-            // a comment runs to the end of the line; an odd number of backslashes at
-            // the end continues it
-            loop {
-                let r = self.rest();
-                let (line, nl) = match r.find('\n') {
-                    Some(i) => (&r[..i], 1),
-                    None => (r, 0),
-                };
-                self.pos += line.len() + nl;
-                let line = line.strip_suffix('\r').unwrap_or(line);
-                let bs = line.bytes().rev().take_while(|&b| b == b'\\').count();
-                if bs % 2 == 0 || nl == 0 {
-                    break;
-                }
-            }
+            // a comment runs to the end of its line (jq 1.7.1 does not continue it after
+            // a backslash); the newline starts the next run of blanks
+            self.last = self.pos;
+            self.pos += self.rest().find('\n').unwrap_or(self.rest().len());
         }
     }
 
@@ -92,11 +92,12 @@ impl<'s> Lexer<'s> {
             let Some(&c) = b.first() else {
                 out.push(Tok {
                     kind: Kind::Eof,
-                    text: "",
-                    pos: start,
+                    text: &self.src[self.last..self.last],
+                    pos: self.last,
                 });
                 return Ok(out);
             };
+            self.last = start;
             let ident_len = |s: &[u8]| {
                 s.iter()
                     .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
@@ -138,11 +139,13 @@ impl<'s> Lexer<'s> {
                 b'"' => match string_len(b) {
                     Some(n) => (Kind::Str, n),
                     None => {
+                        // a string that never ends: the error is at its last lexeme
+                        let (at, in_text) = last_lexeme_of_open_string(b);
                         return Err(Tok {
-                            kind: Kind::Str,
-                            text: r,
-                            pos: start,
-                        })
+                            kind: if in_text { Kind::Str } else { Kind::Eof },
+                            text: &self.src[start + at..start + at],
+                            pos: start + at,
+                        });
                     }
                 },
                 _ => {
@@ -206,6 +209,75 @@ fn num_len(b: &[u8]) -> usize {
         }
     }
     i
+}
+
+/// Where the last lexeme of a string literal that never ends starts (jq's scanner cuts a
+/// string into runs of text, runs of escapes, `\(`, and the tokens, blanks and comments
+/// of its interpolations), and whether the end of the program falls in the string's text
+/// rather than in an interpolation.
+fn last_lexeme_of_open_string(b: &[u8]) -> (usize, bool) {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let (mut i, mut last) = (1, 0);
+    // what is open, innermost last: true for a string's text, false for code
+    let mut in_text = vec![true];
+    while i < b.len() {
+        let start = i;
+        match (in_text.last(), b[i]) {
+            (None, _) => break,
+            (Some(true), b'"') => {
+                in_text.pop();
+                i += 1;
+            }
+            (Some(true), b'\\') if b.get(i + 1) == Some(&b'(') => {
+                in_text.push(false);
+                i += 2;
+            }
+            (Some(true), b'\\') => {
+                while b.get(i) == Some(&b'\\') && b.get(i + 1) != Some(&b'(') {
+                    i += 2;
+                    if b.get(i - 1) == Some(&b'u') {
+                        i += b[i.min(b.len())..].iter().take(4).take_while(|c| c.is_ascii_alphanumeric()).count();
+                    }
+                }
+            }
+            (Some(true), _) => {
+                while i < b.len() && b[i] != b'\\' && b[i] != b'"' {
+                    i += 1;
+                }
+            }
+            (Some(false), b' ' | b'\t' | b'\n') => {
+                while matches!(b.get(i), Some(b' ' | b'\t' | b'\n')) {
+                    i += 1;
+                }
+            }
+            (Some(false), b'#') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            (Some(false), b'"') => {
+                in_text.push(true);
+                i += 1;
+            }
+            (Some(false), b'(') => {
+                in_text.push(false);
+                i += 1;
+            }
+            (Some(false), b')') => {
+                in_text.pop();
+                i += 1;
+            }
+            (Some(false), c) if word(c) || matches!(c, b'$' | b'@' | b'.') => {
+                i += 1;
+                while b.get(i).is_some_and(|&c| word(c)) {
+                    i += 1;
+                }
+            }
+            (Some(false), _) => i += 1,
+        }
+        last = start;
+    }
+    (last, in_text.last() == Some(&true))
 }
 
 /// Length of a string literal with its interpolations, or `None` when it never ends.

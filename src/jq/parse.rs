@@ -95,9 +95,17 @@ impl<'s> Parser<'s> {
     }
 
     fn new(src: &'s str, part: &'s str, arena: &'s Arena) -> R<Self> {
+        // (a string that never ends; in its text, bison lists what the string could hold)
         let toks = Lexer::new(part).tokens().map_err(|t| SyntaxError {
-            msg: "syntax error, unexpected end of file (Unix shell quoting issues?)".into(),
-            pos: offset(src, t.text) + t.text.len(),
+            msg: format!(
+                "syntax error, unexpected end of file{} (Unix shell quoting issues?)",
+                if t.kind == Kind::Str {
+                    ", expecting QQSTRING_TEXT or QQSTRING_INTERP_START or QQSTRING_END"
+                } else {
+                    ""
+                }
+            ),
+            pos: offset(src, t.text),
             extra: None,
         })?;
         Ok(Parser {

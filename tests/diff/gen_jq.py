@@ -268,6 +268,16 @@ def cases(rng):
                   "[.[] | {k: 1, v: ., n: -2}]", "[.[]?] | map(. + 1)", "[to_entries[].key]",
                   "reduce .[] as $x (0; . + 1)", "[paths]", "(.[] | numbers) |= . + 1"]:
             yield case(rng, f"try ({f}) catch .", stdin + "\n", ["-c"])
+    # programs that end too soon (jq reports the end of file where its scanner's last
+    # match starts: a token, a run of blanks or a comment), strings that never end, comments
+    # (to the end of the line, a backslash continuing nothing) and carriage returns (no
+    # blank to jq's scanner)
+    for f in ["1 + ", "1 +   ", ".a |", "[", "if", ".a[1", "def f:", "1,", "1,\n\n", "1 +\n  2 +",
+              ".a\n| .b[", "1 + # c", "1 + # c\n  ", "1 +\n# c", '"', '"abc', '"ab\ncd', '"a\\(1)b',
+              '"a\\(', '"a\\(1 + ', '"a\\("x', '1 + "x', '"a\\n\\t', '"a\\u00e9',
+              "1 # c\\\n+ 2", "1 # c\\\\\n+ 2", "1 # c\r\n+ 2", "1 +\r", ".a\r\n| .b",
+              "[1, # a\\\n 2]", "1 + # c\\\n d\n "]:
+        yield case(rng, f, "[1,2]\n", ["-c"])
     # fractional indices: jq truncates them toward zero, then counts negatives from the end
     for i in ["-1.5", "1.5", "-0.5", "-2.5", "-3.5", "-4.5", "2.9", "-0.9", "4.7", "-1e300"]:
         for f in [f".[{i}]", f".[{i}] = 9", f".[{i}] |= 9", f"del(.[{i}])", f"getpath([{i}])",
