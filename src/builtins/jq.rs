@@ -26,7 +26,8 @@ struct Opts {
     stream: bool,
     style: Style,
     program: Option<String>,
-    from_file: Option<Vec<u8>>,
+    /// `-f`: the program operand names the file that holds the program
+    from_file: bool,
     files: Vec<Vec<u8>>,
     named: Vec<(String, Val)>,
     positional: Vec<Val>,
@@ -65,12 +66,14 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
     while i < args.len() {
         let a = &args[i];
         i += 1;
-        // like jq, an argument is an option when it is `-`, `--...` or `-LETTER...`
+        // like jq, an argument is an option when it is `--...` or `-LETTER...` (`-` alone
+        // is an operand)
         let optish = a.first() == Some(&b'-')
-            && (a.len() == 1 || a[1] == b'-' || a[1].is_ascii_alphabetic());
+            && a.len() > 1
+            && (a[1] == b'-' || a[1].is_ascii_alphabetic());
         let is_opt = !no_more_opts && optish;
         if !is_opt {
-            if o.program.is_none() && o.from_file.is_none() {
+            if o.program.is_none() {
                 o.program = Some(text(a));
             } else {
                 match mode {
@@ -79,16 +82,11 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                     ArgMode::JsonArgs => match json::parse_one(&text(a)) {
                         Ok(v) => o.positional.push(v),
                         Err(_) => {
-                            ctx.stderr.extend_from_slice(
-                                format!("{prog}: Invalid JSON text passed to --jsonargs\n")
-                                    .as_bytes(),
-                            );
                             return usage_error(
                                 ctx,
                                 &prog,
-                                "Invalid JSON text passed to --jsonargs",
+                                "invalid JSON text passed to --jsonargs",
                             )
-                            .map(|_| 2);
                         }
                     },
                 }
@@ -141,13 +139,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 "stream-errors" => o.stream = true,
                 "seq" => o.seq = true,
                 "exit-status" => o.exit_status = true,
-                "from-file" => {
-                    if !need(1, i) {
-                        return usage_error(ctx, &prog, "-f takes a parameter: (e.g. -f filename)");
-                    }
-                    o.from_file = Some(args[i].clone());
-                    i += 1;
-                }
+                "from-file" => o.from_file = true,
                 "arg" => {
                     if !need(2, i) {
                         return usage_error(
@@ -173,7 +165,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                             return usage_error(
                                 ctx,
                                 &prog,
-                                "Invalid JSON text passed to --argjson",
+                                "invalid JSON text passed to --argjson",
                             );
                         }
                     }
@@ -269,13 +261,7 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
                 'C' => o.style.color = true,
                 'M' => o.style.color = false,
                 'e' => o.exit_status = true,
-                'f' => {
-                    if i >= args.len() {
-                        return usage_error(ctx, &prog, "-f takes a parameter: (e.g. -f filename)");
-                    }
-                    o.from_file = Some(args[i].clone());
-                    i += 1;
-                }
+                'f' => o.from_file = true,
                 'L' => {
                     if i < args.len() {
                         i += 1;
@@ -293,26 +279,27 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
             }
         }
     }
-    // the program: -f FILE, or the first operand
-    if let Some(file) = o.from_file.take() {
-        if let Some(p) = o.program.take() {
-            // with -f, the first operand is an input file
-            o.files.insert(0, p.into_bytes());
-        }
-        match open(ctx, &file).await? {
-            Ok(d) => o.program = Some(String::from_utf8_lossy(&d).into_owned()),
+    // The program is the first operand; without one, `.` (jq's default when its input or
+    // output is not a terminal, as a script's never are). With -f the operand names the
+    // program's file (`-` is no name for stdin there).
+    let mut program = o.program.take().unwrap_or_else(|| ".".to_string());
+    if o.from_file {
+        let file = program.into_bytes();
+        let opened = if file == b"-" {
+            Err("No such file or directory".to_string())
+        } else {
+            open(ctx, &file).await?
+        };
+        match opened {
+            Ok(d) => program = String::from_utf8_lossy(&d).into_owned(),
             Err(e) => {
                 ctx.stderr.extend_from_slice(
-                    format!("{prog}: error: Could not open {}: {e}\n", text(&file)).as_bytes(),
+                    format!("{prog}: Could not open {}: {e}\n", text(&file)).as_bytes(),
                 );
                 return Ok(2);
             }
         }
     }
-    let Some(program) = o.program.take() else {
-        ctx.stderr.extend_from_slice(USAGE.as_bytes());
-        return Ok(2);
-    };
     run_program(ctx, &prog, o, program).await
 }
 

@@ -278,6 +278,13 @@ def cases(rng):
               "1 # c\\\n+ 2", "1 # c\\\\\n+ 2", "1 # c\r\n+ 2", "1 +\r", ".a\r\n| .b",
               "[1, # a\\\n 2]", "1 + # c\\\n d\n "]:
         yield case(rng, f, "[1,2]\n", ["-c"])
+    # operands: no program (`.`, as jq takes it when not on a terminal), `-` as an operand
+    # (a program, an input), -f as a flag naming the first operand the program's file
+    for args in ["jq", "jq -c", "jq -n", "jq - .", "jq . -", "jq -c . - -", "jq -f - .",
+                 "jq -n -f -", "jq -f nosuch .", "jq --from-file nosuch", "jq -f -n nosuch",
+                 "jq -nc --argjson x nope .", "jq -nc --jsonargs '$ARGS' 1 nope",
+                 "jq -nc --args '$ARGS' - x"]:
+        yield {"tool": "jq", "script": args, "stdin": b'{"a":1}\n'}
     # fractional indices: jq truncates them toward zero, then counts negatives from the end
     for i in ["-1.5", "1.5", "-0.5", "-2.5", "-3.5", "-4.5", "2.9", "-0.9", "4.7", "-1e300"]:
         for f in [f".[{i}]", f".[{i}] = 9", f".[{i}] |= 9", f"del(.[{i}])", f"getpath([{i}])",
