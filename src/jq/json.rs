@@ -159,14 +159,8 @@ pub fn literal(tok: &[u8]) -> Result<Val, &'static str> {
         Some(b'n') if tok.starts_with(b"nan") && tok[3..].iter().all(u8::is_ascii_digit) => {
             return Ok(Val::Num(f64::NAN));
         }
-        Some(b'n') if tok.len() == 3 => {
-            return if tok == b"nan" {
-                Ok(Val::Num(f64::NAN))
-            } else {
-                Err("Invalid literal")
-            }
-        }
-        Some(b'n') => {
+        // (jq takes a word for null only from its "nu"; any other is a number to read)
+        Some(b'n') if tok.get(1) == Some(&b'u') => {
             return if tok == b"null" {
                 Ok(Val::Null)
             } else {
@@ -718,9 +712,7 @@ impl<'a> Reader<'a> {
                         (None, Val::Str(s)) => *k = Some(Key(s)),
                         _ => return Err(self.err("Object keys must be strings")),
                     },
-                    Some(Frame::Obj(_, Some(_))) => {
-                        return Err(self.err("':' should follow a key"));
-                    }
+                    // (a key already read is on jq's stack, where it is no object)
                     _ => return Err(self.err("':' not as part of an object")),
                 }
             }
@@ -758,26 +750,24 @@ impl<'a> Reader<'a> {
                 }
                 _ => return Err(self.err("Unmatched ']'")),
             },
-            _ => match stack.pop() {
-                Some(Frame::Obj(start, k)) => {
-                    match (next.take(), k) {
-                        (Some(v), Some(k)) => {
-                            self.entries.push((k, v));
-                        }
-                        (Some(_), None) => {
-                            return Err(self.err("Objects must consist of key:value pairs"));
-                        }
-                        (None, Some(_)) => {
-                            return Err(self.err("Expected value after ':'"));
-                        }
-                        (None, None) if self.entries.len() > start => {
-                            return Err(self.err("Expected another key-value pair"));
-                        }
-                        (None, None) => {}
-                    }
+            // (jq decides by the value pending first: one that is not a key's value is no
+            // pair, whatever holds it; without one, only an object can close)
+            _ => match (stack.pop(), next.take()) {
+                (None, _) => return Err(self.err("Unmatched '}'")),
+                (Some(Frame::Obj(start, Some(k))), Some(v)) => {
+                    self.entries.push((k, v));
                     *next = Some(Val::obj(Map::from_vec(self.entries.split_off(start))));
                 }
-                _ => return Err(self.err("Unmatched '}'")),
+                (Some(_), Some(_)) => {
+                    return Err(self.err("Objects must consist of key:value pairs"));
+                }
+                (Some(Frame::Obj(start, None)), None) if self.entries.len() > start => {
+                    return Err(self.err("Expected another key-value pair"));
+                }
+                (Some(Frame::Obj(start, None)), None) => {
+                    *next = Some(Val::obj(Map::from_vec(self.entries.split_off(start))));
+                }
+                (Some(_), None) => return Err(self.err("Unmatched '}'")),
             },
         }
         Ok(())

@@ -504,6 +504,8 @@ pub fn all() -> Vec<Fun> {
                 let mut e = d.stderr.borrow_mut();
                 match &cv.1 {
                     Val::Str(s) => e.extend_from_slice(s.as_bytes()),
+                    // (jq halts on null without a word)
+                    Val::Null => {}
                     v => {
                         super::json::write_compact(&mut e, v);
                         e.push(b'\n');

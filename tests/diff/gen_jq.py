@@ -285,6 +285,15 @@ def cases(rng):
                  "jq -nc --argjson x nope .", "jq -nc --jsonargs '$ARGS' 1 nope",
                  "jq -nc --args '$ARGS' - x"]:
         yield {"tool": "jq", "script": args, "stdin": b'{"a":1}\n'}
+    # JSON that breaks off at a closing brace or a colon (jq decides by the value pending
+    # first), and words that start with n (null only from "nu", any other a number to read)
+    for text in ['{"a":}', '[1}', '[1,}', '[{}}', '{"a":[1}', '{"a":1,"b"}', '{"a":1,"b":}', '{"a":1,}',
+                 '{"a"}', '{ }', '[}', '{"a":1:', '{"a"::', '[1:', '{"a":1 }', 'n', 'nx', 'na', 'nax',
+                 'nul', 'nulll', 'nann', 'nanx', 'nan12', '[n]', '{"a":n}', 'nu ', 'null1']:
+        yield case(rng, ".", text + "\n", ["-c"])
+        yield case(rng, ".", text, ["-c"])
+    for text in ["null", "nan", "n", "nul"]:
+        yield case(rng, "halt_error", text + "\n", ["-c"])
     # fractional indices: jq truncates them toward zero, then counts negatives from the end
     for i in ["-1.5", "1.5", "-0.5", "-2.5", "-3.5", "-4.5", "2.9", "-0.9", "4.7", "-1e300"]:
         for f in [f".[{i}]", f".[{i}] = 9", f".[{i}] |= 9", f"del(.[{i}])", f"getpath([{i}])",
