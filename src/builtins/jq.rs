@@ -49,7 +49,25 @@ fn usage_error(ctx: &mut Ctx<'_>, prog: &str, msg: &str) -> Result<Status> {
     Ok(2)
 }
 
-const USAGE: &str = "Usage:\tjq [OPTIONS] FILTER [FILES...]\n\tjq [OPTIONS] --args FILTER [ARGUMENTS...]\n\tjq [OPTIONS] --jsonargs FILTER [JSON_VALUES...]\n\njq is a tool for processing JSON inputs, applying the given filter to\nits JSON text inputs and producing the filter's results as JSON on\nstandard output.\n\nThe simplest filter is ., which copies jq's input to its output\nunmodified except for formatting. For more advanced filters see\nthe jq(1) manpage (\"man jq\") and/or https://jqlang.github.io/jq/.\n\nExample:\n\n\t$ echo '{\"foo\": 0}' | jq .\n\t{\n\t  \"foo\": 0\n\t}\n\nCommand options:\n  -n, --null-input          use `null` as the single input value;\n  -R, --raw-input           read each line as string instead of JSON;\n  -s, --slurp               read all inputs into an array and use it as\n                            the single input value;\n  -c, --compact-output      compact instead of pretty-printed output;\n  -r, --raw-output          output strings without escapes and quotes;\n      --raw-output0         implies -r and output NUL after each output;\n  -j, --join-output         implies -r and output without newline after\n                            each output;\n  -a, --ascii-output        output strings by only ASCII characters\n                            using escape sequences;\n  -S, --sort-keys           sort keys of each object on output;\n  -C, --color-output        colorize JSON output;\n  -M, --monochrome-output   disable colored output;\n      --tab                 use tabs for indentation;\n      --indent n            use n spaces for indentation (max 7 spaces);\n      --unbuffered          flush output stream after each output;\n      --stream              parse the input value in streaming fashion;\n      --stream-errors       implies --stream and report parse error as\n                            an array;\n      --seq                 parse input/output as application/json-seq;\n  -f, --from-file file      load filter from the file;\n  -L directory              search modules from the directory;\n      --arg name value      set $name to the string value;\n      --argjson name value  set $name to the JSON value;\n      --slurpfile name file set $name to an array of JSON values read\n                            from the file;\n      --rawfile name file   set $name to string contents of file;\n      --args                consume remaining arguments as positional\n                            string values;\n      --jsonargs            consume remaining arguments as positional\n                            JSON values;\n  -e, --exit-status         set exit status code based on the output;\n  -V, --version             show the version;\n  --build-configuration     show jq's build configuration;\n  -h, --help                show the help;\n  --                        terminates argument processing;\n\nNamed arguments are also available as $ARGS.named[], while\npositional arguments are available as $ARGS.positional[].\n";
+/// `jq --help`: our own summary (jq's help text is its own documentation).
+const USAGE: &str = "\
+Usage: jq [OPTION...] FILTER [FILE...]
+       jq [OPTION...] --args FILTER [STRING...]
+       jq [OPTION...] --jsonargs FILTER [JSON...]
+
+mkfifo's jq: the language, input and output of jq 1.7.1. FILTER runs over each JSON
+text of the FILEs (or of stdin), and its results are printed as JSON. Without a FILTER,
+`.` runs.
+
+Input:  -n (null as the one input)  -R (each line a string)  -s (all inputs as one array)
+        --stream  --stream-errors  --seq
+Output: -c (compact)  -r (strings raw)  -j (raw, no newlines)  --raw-output0  -a (ASCII)
+        -S (keys sorted)  -C / -M (colour or not)  --tab  --indent N  --unbuffered
+Values: --arg NAME TEXT  --argjson NAME JSON  --slurpfile NAME FILE  --rawfile NAME FILE
+        --args  --jsonargs  ($ARGS.named, $ARGS.positional)
+Other:  -f (FILTER names the filter's file)  -e (exit status from the last output)
+        -V / --version  -h / --help  -- (no options after it)
+";
 
 /// Reads a file operand: `-`, a URL, or nothing.
 async fn open(ctx: &mut Ctx<'_>, name: &[u8]) -> Result<std::result::Result<Vec<u8>, String>> {
