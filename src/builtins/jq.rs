@@ -86,9 +86,8 @@ pub async fn run(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<Status> {
         i += 1;
         // like jq, an argument is an option when it is `--...` or `-LETTER...` (`-` alone
         // is an operand)
-        let optish = a.first() == Some(&b'-')
-            && a.len() > 1
-            && (a[1] == b'-' || a[1].is_ascii_alphabetic());
+        let optish =
+            a.first() == Some(&b'-') && a.len() > 1 && (a[1] == b'-' || a[1].is_ascii_alphabetic());
         let is_opt = !no_more_opts && optish;
         if !is_opt {
             if o.program.is_none() {

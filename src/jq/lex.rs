@@ -136,11 +136,10 @@ impl<'s> Lexer<'s> {
                 {
                     (Kind::Field, 1 + ident_len(&b[1..]))
                 }
-                b'"' => match string_len(b) {
-                    Some(n) => (Kind::Str, n),
-                    None => {
+                b'"' => match string_end(b) {
+                    Ok(n) => (Kind::Str, n),
+                    Err((at, in_text)) => {
                         // a string that never ends: the error is at its last lexeme
-                        let (at, in_text) = last_lexeme_of_open_string(b);
                         return Err(Tok {
                             kind: if in_text { Kind::Str } else { Kind::Eof },
                             text: &self.src[start + at..start + at],
@@ -211,13 +210,14 @@ fn num_len(b: &[u8]) -> usize {
     i
 }
 
-/// Where the last lexeme of a string literal that never ends starts (jq's scanner cuts a
-/// string into runs of text, runs of escapes, `\(`, and the tokens, blanks and comments
-/// of its interpolations), and whether the end of the program falls in the string's text
-/// rather than in an interpolation.
-fn last_lexeme_of_open_string(b: &[u8]) -> (usize, bool) {
+/// How a string literal ends: `Ok` with its length, interpolations included, or, when it
+/// never ends (or holds more than [`MAX_NESTING`] interpolations), `Err` with where its
+/// last lexeme starts and whether that is in the string's text rather than in an
+/// interpolation. jq's scanner cuts a string into runs of text, runs of escapes, `\(`,
+/// and the tokens, blanks and comments of its interpolations.
+fn string_end(b: &[u8]) -> Result<usize, (usize, bool)> {
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let (mut i, mut last) = (1, 0);
+    let (mut i, mut last, mut interpolations) = (1, 0, 0usize);
     // what is open, innermost last: true for a string's text, false for code
     let mut in_text = vec![true];
     while i < b.len() {
@@ -227,16 +227,24 @@ fn last_lexeme_of_open_string(b: &[u8]) -> (usize, bool) {
             (Some(true), b'"') => {
                 in_text.pop();
                 i += 1;
+                if in_text.is_empty() && interpolations <= MAX_NESTING {
+                    return Ok(i);
+                }
             }
             (Some(true), b'\\') if b.get(i + 1) == Some(&b'(') => {
                 in_text.push(false);
+                interpolations += 1;
                 i += 2;
             }
             (Some(true), b'\\') => {
                 while b.get(i) == Some(&b'\\') && b.get(i + 1) != Some(&b'(') {
                     i += 2;
                     if b.get(i - 1) == Some(&b'u') {
-                        i += b[i.min(b.len())..].iter().take(4).take_while(|c| c.is_ascii_alphanumeric()).count();
+                        i += b[i.min(b.len())..]
+                            .iter()
+                            .take(4)
+                            .take_while(|c| c.is_ascii_alphanumeric())
+                            .count();
                     }
                 }
             }
@@ -277,52 +285,5 @@ fn last_lexeme_of_open_string(b: &[u8]) -> (usize, bool) {
         }
         last = start;
     }
-    (last, in_text.last() == Some(&true))
-}
-
-/// Length of a string literal with its interpolations, or `None` when it never ends.
-fn string_len(b: &[u8]) -> Option<usize> {
-    let mut i = 1;
-    let mut depth = 0usize;
-    // a stack of what closes: b'"' for strings, b')' for interpolations
-    let mut in_str = vec![true];
-    while i < b.len() {
-        let c = b[i];
-        if *in_str.last()? {
-            match c {
-                b'"' => {
-                    in_str.pop();
-                    if in_str.is_empty() {
-                        return Some(i + 1);
-                    }
-                }
-                b'\\' if b.get(i + 1) == Some(&b'(') => {
-                    in_str.push(false);
-                    depth += 1;
-                    if depth > MAX_NESTING {
-                        return None;
-                    }
-                    i += 1;
-                }
-                b'\\' => i += 1,
-                _ => {}
-            }
-        } else {
-            match c {
-                b'"' => in_str.push(true),
-                b'(' => in_str.push(false),
-                b')' => {
-                    in_str.pop();
-                }
-                b'#' => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
+    Err((last, in_text.last() == Some(&true)))
 }

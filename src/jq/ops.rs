@@ -293,24 +293,6 @@ pub fn index_err(v: &Val, k: &Val) -> String {
     }
 }
 
-/// `o + {k: v}`, in `o` itself when it is an object; `known_new`: `k` is surely not in it.
-fn add_entry(o: Val, k: Val, v: Val, known_new: bool) -> ValR<Val, Val> {
-    match (o, k) {
-        (Val::Obj(mut x), Val::Str(k)) => {
-            check_items(x.len() + 1)?;
-            spend(1)?;
-            let map = x.make_mut();
-            if known_new {
-                map.insert_new(Key(k), v);
-            } else {
-                map.insert(Key(k), v);
-            }
-            Ok(Val::Obj(x))
-        }
-        (x, k) => add(x, Val::from_map([(k, v)])?),
-    }
-}
-
 /// `.[k]`.
 pub fn index(v: &Val, k: &Val) -> ValR<Val, Val> {
     match (v, k) {
@@ -496,7 +478,7 @@ impl ValT for Val {
     }
 
     /// One map of the entries' number, each key pushed without a search, with the steps
-    /// and limits of adding them one by one (`add_new_entry`).
+    /// and limits of adding them one by one (`add_entry`).
     fn from_new_entries<I: ExactSizeIterator<Item = (Self, Self)>>(iter: I) -> ValR<Self> {
         let n = iter.len();
         check_items(n)?;
@@ -518,12 +500,15 @@ impl ValT for Val {
     /// The entry goes into the object itself (in place when it is owned once), with the
     /// steps and checks of adding an object of one entry.
     fn add_entry(self, k: Self, v: Self) -> ValR<Self> {
-        add_entry(self, k, v, false)
-    }
-
-    /// As `add_entry`, for a key the object lacks (an object literal's).
-    fn add_new_entry(self, k: Self, v: Self) -> ValR<Self> {
-        add_entry(self, k, v, true)
+        match (self, k) {
+            (Val::Obj(mut x), Val::Str(k)) => {
+                check_items(x.len() + 1)?;
+                spend(1)?;
+                x.make_mut().insert(Key(k), v);
+                Ok(Val::Obj(x))
+            }
+            (x, k) => add(x, Self::from_map([(k, v)])?),
+        }
     }
 
     fn key_values(self) -> BoxIter<'static, ValR<(Self, Self), Self>> {

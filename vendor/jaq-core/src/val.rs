@@ -106,12 +106,6 @@ pub trait ValT:
         self + Self::from_map([(k, v)])?
     }
 
-    /// (mkfifo patch) [`ValT::add_entry`] of a key that `self` surely lacks: an object
-    /// literal's entries after the first, whose keys are different string literals.
-    fn add_new_entry(self, k: Self, v: Self) -> ValR<Self> {
-        self.add_entry(k, v)
-    }
-
     /// (mkfifo patch) The object of an object literal's entries, in order: their keys are
     /// different strings, so none need be looked for. As the sum of the entries, one by
     /// one, builds it.
@@ -120,7 +114,7 @@ pub trait ValT:
         let Some(first) = iter.next() else {
             return Self::from_map([]);
         };
-        iter.try_fold(Self::from_map([first])?, |o, (k, v)| o.add_new_entry(k, v))
+        iter.try_fold(Self::from_map([first])?, |o, (k, v)| o.add_entry(k, v))
     }
 
     /// Yield the key-value pairs of a value.
