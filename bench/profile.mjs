@@ -10,7 +10,7 @@
 // Prints the Requests/s of the profiled run, then the functions with the most self time
 // (time in the function itself, not in what it calls), and the same summed by where the
 // code lives (the entry module, the wasm module, the runtime). PROFILE_LOG=1 also prints
-// the end of wrangler's output. s3get: S3GET_BYTES sets the file's size (100 MiB); through
+// the end of wrangler's output; PROFILE_DUMP=FILE writes the raw profile (DevTools' format). s3get: S3GET_BYTES sets the file's size (100 MiB); through
 // wrangler dev's local relay a 100 MiB answer takes 10 to 20 s, so a run of a few seconds
 // holds too few Requests for a figure: a small file shows the same work in the object.
 import http from "node:http";
@@ -173,6 +173,7 @@ try {
   const run = await drive(worker.base, scenario, CLIENTS, SECONDS);
   const { profile } = await dev.call("Profiler.stop");
   dev.close();
+  if (process.env.PROFILE_DUMP) fs.writeFileSync(process.env.PROFILE_DUMP, JSON.stringify(profile));
   const { self, total } = summarize(profile);
   console.log(`scenario ${SCENARIO}, ${CLIENTS} client(s), ${SECONDS} s: ${unprofiled.rps.toFixed(0)} Requests/s unprofiled, ${run.rps.toFixed(0)}/s profiled${run.wrong ? `, ${run.wrong} with another status` : ""}`);
   const busy = [...self].filter(([k]) => !k.startsWith("(idle)") && !k.startsWith("(program)")).reduce((a, [, v]) => a + v, 0);

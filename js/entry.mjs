@@ -21,7 +21,9 @@ const MAX_HEADER_BYTES = 32 * 1024;
 const INTERNAL_PREFIX = "x-mkfifo-";
 const ACCEL_HEADER_PREFIX = "x-accel-header-";
 const ERRORS_TO_HEADER = "x-mkfifo-errors-to";
+const REQUEST_ID_HEADER = "x-mkfifo-request-id";
 const LENGTH_HEADER = "x-mkfifo-length";
+const OBJECT_HEADER = "x-mkfifo-object";
 
 // A Rust panic traps the wasm instance inside a microtask, so the promise of the call
 // never settles. The panic hook calls __onRustPanic; every call in flight is rejected so
@@ -87,7 +89,7 @@ function durableObject(Base) {
     fetch(...a) {
       return this.#call("fetch", a).catch((err) => {
         const resp = unavailable(err);
-        resp.headers.set("x-mkfifo-object", "1"); // an answer of ours, passed on as it is
+        resp.headers.set(OBJECT_HEADER, "1"); // an answer of ours, passed on as it is
         return resp;
       });
     }
@@ -109,19 +111,32 @@ function durableObject(Base) {
 export const Fifo = durableObject(wasm.Fifo);
 export const Account = durableObject(wasm.Account);
 
-// The client's headers minus any that only the Worker itself may set, and their size
-// (names and values). Copied whole by the runtime, then the rare internal ones deleted:
-// appending them one by one from here costs a FIFO's Request measurably more.
+// The size of the client's headers (names and values), and whether any of them is one
+// that only the Worker itself may set.
+function measureHeaders(request) {
+  let bytes = 0;
+  let internal = false;
+  for (const [name, value] of request.headers) {
+    bytes += name.length + value.length + 4;
+    if (name.startsWith(INTERNAL_PREFIX)) internal = true;
+  }
+  return { bytes, internal };
+}
+
+// The names of the internal headers among `headers`.
+function internalNames(headers) {
+  const names = [];
+  for (const name of headers.keys()) if (name.startsWith(INTERNAL_PREFIX)) names.push(name);
+  return names;
+}
+
+// The client's headers minus any that only the Worker itself may set. Copied whole by the
+// runtime, then the rare internal ones deleted: appending them one by one from here costs
+// a Request measurably more.
 function trustedHeaders(request) {
   const headers = new Headers(request.headers);
-  let bytes = 0;
-  let internal = null;
-  for (const [name, value] of headers) {
-    bytes += name.length + value.length + 4;
-    if (name.startsWith(INTERNAL_PREFIX)) (internal ||= []).push(name);
-  }
-  if (internal) for (const name of internal) headers.delete(name);
-  return { headers, bytes };
+  for (const name of internalNames(headers)) headers.delete(name);
+  return headers;
 }
 
 // The request's body as a stream of its own: when the object answers before reading all
@@ -143,35 +158,60 @@ async function detachedBody(request) {
   return readable;
 }
 
+// What this isolate has worked out per FIFO name, kept for the names seen most lately:
+// the object's id (a hash of the name) and what is wrong with the name, if anything.
+const KNOWN_NAMES = 1000;
+const knownIds = new Map();
+const knownProblems = new Map();
+
+function remembered(known, name, work) {
+  let value = known.get(name);
+  if (value === undefined) {
+    if (known.size >= KNOWN_NAMES) known.clear();
+    value = work(name);
+    known.set(name, value);
+  }
+  return value;
+}
+
 function fifoStub(env, name) {
-  return env.FIFO.get(env.FIFO.idFromName(name));
+  return env.FIFO.get(remembered(knownIds, name, (n) => env.FIFO.idFromName(n)));
+}
+
+// What is wrong with a FIFO name ("" when nothing is): the Worker's own check, in Rust.
+function fifoNameProblem(name) {
+  return remembered(knownProblems, name, (n) => {
+    freshAfterPanic();
+    return wasm.fifoNameError(n) || "";
+  });
 }
 
 // Every answer of the object's own code carries x-mkfifo-object; an answer without it
-// comes from the platform (the object crashed or was reset) and becomes a 503.
+// comes from the platform (the object crashed or was reset) and becomes a 503. The
+// answer goes on without its internal headers, but for a passthrough's Errors-To and
+// Request id (whom to tell of its failure: they never reach the client).
 async function callFifo(env, name, request) {
   const resp = await fifoStub(env, name).fetch(request);
-  if (!resp.headers.has("x-mkfifo-object")) {
+  if (!resp.headers.has(OBJECT_HEADER)) {
     const text = await resp.text();
     throw new Error(`FIFO ${name} failed: ${resp.status} ${text.trim() || resp.statusText}`);
   }
-  const headers = new Headers();
-  for (const [k, v] of resp.headers) if (!k.startsWith(INTERNAL_PREFIX)) headers.append(k, v);
-  // A passthrough keeps whom to tell of its failure (it never reaches the client).
-  const errorsTo = resp.headers.get(ERRORS_TO_HEADER);
-  if (errorsTo && headers.has("x-accel-redirect")) headers.set(ERRORS_TO_HEADER, errorsTo);
   // The length a script told for its streamed answer: held to it (a body of another
   // length fails, as a lying Content-Length must), and shown on a HEAD.
   let body = resp.body;
   const told = resp.headers.get(LENGTH_HEADER);
-  if (told !== null && request.method === "HEAD") {
-    headers.set("content-length", told);
-  } else if (told !== null && body) {
+  if (told !== null && body && request.method !== "HEAD") {
     const fixed = new FixedLengthStream(Number(told));
     body.pipeTo(fixed.writable).catch(() => {});
     body = fixed.readable;
   }
-  return new Response(body, { status: resp.status, statusText: resp.statusText, headers });
+  const answer = new Response(body, resp);
+  const passthrough = resp.headers.has("x-accel-redirect");
+  for (const header of internalNames(answer.headers)) {
+    if (!(passthrough && (header === ERRORS_TO_HEADER || header === REQUEST_ID_HEADER))) answer.headers.delete(header);
+  }
+  if (told !== null && request.method === "HEAD") answer.headers.set("content-length", told);
+  return answer;
 }
 
 // The object answered with X-Accel-Redirect: make that request (its body is the object's
@@ -223,27 +263,34 @@ async function passthrough(resp, reportFailure) {
   }
 }
 
+// The client's Request as the FIFO's object gets it. The object reads the FIFO's name
+// from the path, and makes the Request's id itself. A Request without internal headers,
+// and without a body or with a small one of a told length, goes as it came: a copy costs
+// a FIFO's Request about a twentieth of the floor's time at one client (docs/stress.md).
+// Any other is copied without its internal headers, its body given a stream of its own.
+async function forFifo(request, internal) {
+  const length = request.headers.get("content-length");
+  const small = /^\d+$/.test(length || "") && Number(length) <= WHOLE_BODY_BYTES;
+  if (!internal && (!request.body || small)) return request;
+  return new Request(request.url, {
+    method: request.method,
+    headers: trustedHeaders(request),
+    body: await detachedBody(request),
+    redirect: "manual",
+  });
+}
+
 async function toFifo(request, env, ctx, name) {
   const length = Number(request.headers.get("content-length") || 0);
   const limit = Math.min(Number(env.MKFIFO_MAX_BODY) || MAX_BODY_BYTES, MAX_BODY_BYTES);
   if (length > limit) return plain(413, `a Request body holds at most ${wasm.sizeText(limit)}`);
-  const { headers, bytes } = trustedHeaders(request);
+  const { bytes, internal } = measureHeaders(request);
   if (bytes > MAX_HEADER_BYTES) {
     return plain(431, `Request Header Fields Too Large: a Request's headers hold at most ${wasm.sizeText(MAX_HEADER_BYTES)}`);
   }
-  headers.set("x-mkfifo-fifo", name);
-  headers.set("x-mkfifo-remote-addr", request.headers.get("cf-connecting-ip") || "127.0.0.1");
-  headers.set("x-mkfifo-request-id", crypto.randomUUID());
-  headers.set("x-mkfifo-hops", "0");
-  const inner = new Request(request.url, {
-    method: request.method,
-    headers,
-    body: await detachedBody(request),
-    redirect: "manual",
-  });
-  const resp = await callFifo(env, name, inner);
+  const resp = await callFifo(env, name, await forFifo(request, internal));
   if (!resp.headers.has("x-accel-redirect")) return resp;
-  const requestId = headers.get("x-mkfifo-request-id");
+  const requestId = resp.headers.get(REQUEST_ID_HEADER);
   const reportFailure = (errorsTo, error, status) => {
     const send = async () => {
       const report = new Request("https://fifo.internal/passthrough-failed", {
@@ -281,7 +328,7 @@ async function toRust(request, env, ctx, limit = MAX_API_BODY_BYTES) {
   if (length > limit) return plain(413, `at most ${limit >> 10} KiB here`);
   const body = request.body ? await request.arrayBuffer() : null;
   if (body && body.byteLength > limit) return plain(413, `at most ${limit >> 10} KiB here`);
-  const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request).headers, body });
+  const inner = new Request(request.url, { method: request.method, headers: trustedHeaders(request), body });
   freshAfterPanic();
   return guarded(wasm.fetch(inner, env, ctx));
 }
@@ -310,8 +357,7 @@ async function route(request, env, ctx) {
   if (first === "_" || url.pathname === "/") return toRust(request, env, ctx);
   if (url.pathname === "/bin/sh") return shell(request, env, ctx);
   if (first === "") return plain(404, "not found");
-  freshAfterPanic();
-  const problem = wasm.fifoNameError(first);
+  const problem = fifoNameProblem(first);
   if (problem) return plain(problem.includes("reserved") ? 404 : 400, problem);
   return toFifo(request, env, ctx, first);
 }
@@ -346,8 +392,7 @@ export default {
 // it, or null when it was taken.
 async function deliverMail(env, raw, rawSize, from, to, repeat = "1") {
   const name = to.split("@")[0].toLowerCase().split("+")[0];
-  freshAfterPanic();
-  const problem = wasm.fifoNameError(name);
+  const problem = fifoNameProblem(name);
   if (problem) return `no such FIFO: ${problem}`;
   let resp;
   try {
@@ -371,8 +416,6 @@ function mailRequest(name, raw, rawSize, from, to, repeat) {
       "x-mkfifo-source": "email",
       "x-mkfifo-mail-from": from,
       "x-mkfifo-mail-to": to,
-      "x-mkfifo-request-id": crypto.randomUUID(),
-      "x-mkfifo-hops": "0",
       "x-mkfifo-bench-repeat": repeat,
     },
   });

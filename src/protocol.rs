@@ -1,13 +1,16 @@
 //! How the parts of the Worker talk to each other: the headers that the entry module, the
 //! Worker's Rust code and the Durable Objects add to requests and responses.
 //!
-//! The entry module (`js/entry.mjs`) deletes every `x-mkfifo-*` header a client sends, so
-//! these can be trusted inside. `X-Accel-*` response headers of an object are turned into
+//! The entry module (`js/entry.mjs`) passes a client's Request on only without any
+//! `x-mkfifo-*` header (it deletes those a client sends), so these can be trusted inside. `X-Accel-*` response headers of an object are turned into
 //! a passthrough request by the entry module and never reach a client.
 
 use serde::{Deserialize, Serialize};
 
-/// The FIFO a request is for (the object may not know its own name).
+/// What every internal header's name starts with.
+pub const INTERNAL_PREFIX: &str = "x-mkfifo-";
+/// The FIFO a request is for (the object may not know its own name), on a request made
+/// inside the Worker; a client's Request is for the FIFO its path names.
 pub const FIFO: &str = "x-mkfifo-fifo";
 /// The client's address (`REMOTE_ADDR`).
 pub const REMOTE_ADDR: &str = "x-mkfifo-remote-addr";

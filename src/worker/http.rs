@@ -1,7 +1,42 @@
-//! Small helpers for answers: JSON bodies, error answers with a status and a message.
+//! Small helpers for requests and answers: a request's head read at once, JSON bodies,
+//! error answers with a status and a message.
 
 use serde::Serialize;
-use worker::{Headers, Response, Result};
+use wasm_bindgen::prelude::wasm_bindgen;
+use worker::{Headers, Request, Response, Result};
+
+#[wasm_bindgen(inline_js = "export function headerLines(request) {
+  let lines = '';
+  for (const [name, value] of request.headers) lines += name + '\\n' + value + '\\n';
+  return lines;
+}")]
+extern "C" {
+    #[wasm_bindgen(js_name = headerLines)]
+    fn header_lines(request: &worker::web_sys::Request) -> String;
+}
+
+/// A request's headers (names in lower case), in one call across to JavaScript: read one
+/// by one, each costs several. A name or value never holds a line break.
+pub fn header_pairs(req: &Request) -> Vec<(String, String)> {
+    let lines = header_lines(req.inner());
+    let mut parts = lines.split('\n');
+    let mut pairs = Vec::new();
+    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        pairs.push((name.to_string(), value.to_string()));
+    }
+    pairs
+}
+
+/// The path and the query (without `?`) of a request's URL, as the runtime serialized it:
+/// there a `?` or `#` inside the path is percent-encoded, so the first one ends it. The
+/// URL need not be parsed again for these.
+pub fn path_and_query(url: &str) -> (&str, &str) {
+    let after_scheme = url.find("://").map_or(0, |at| at + 3);
+    let rest = &url[after_scheme..];
+    let rest = &rest[rest.find('/').unwrap_or(rest.len())..];
+    let rest = &rest[..rest.find('#').unwrap_or(rest.len())];
+    rest.split_once('?').unwrap_or((rest, ""))
+}
 
 /// A request that cannot be served, with the status and message the client gets.
 #[derive(Debug)]

@@ -23,7 +23,10 @@ thread_local! {
 
 pub async fn handle(mut req: Request, env: &Env) -> Result<Response, Failure> {
     let url = req.url()?;
-    let query = url.query().map(percent_decode);
+    // `%XX` decoded; `+` stays `+`: a script is not a form.
+    let query = url
+        .query()
+        .map(|q| percent_encoding::percent_decode_str(q).collect::<Vec<u8>>());
     let (script, stdin) = match (req.method(), query) {
         (Method::Get | Method::Head, Some(q)) => (q, Vec::new()),
         (Method::Get | Method::Head, None) => {
@@ -73,24 +76,4 @@ pub async fn handle(mut req: Request, env: &Env) -> Result<Response, Failure> {
     headers.set("X-Steps", &outcome.steps.to_string())?;
     headers.set("Cache-Control", "no-store")?;
     Ok(super::http::whole(status, headers, body)?)
-}
-
-/// `%XX` decoding of a query (`+` stays `+`: a script is not a form).
-fn percent_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    out
 }

@@ -47,6 +47,37 @@ test("To: - answers with the script's output, CGI style", async () => {
   assert.ok(entry.steps > 0);
 });
 
+// The entry module passes a client's Request on as it came when it can; the object then
+// reads the FIFO from the path and makes the Request's id and address itself. A Request
+// with headers that only the Worker may set is copied without them: the same answer.
+test("a Request's FIFO, path, query, address and id, sent plainly, percent-encoded, or with internal headers", async () => {
+  await putFifo(worker.base, "whoami", 'To: -\n\nprintf \'%s|%s|%s|%s|%s\' "$PATH_INFO" "$QUERY_STRING" "$REMOTE_ADDR" "$REQUEST_ID" "$(cat)"\n');
+  const forged = { "X-Mkfifo-Fifo": "cgi", "X-Mkfifo-Request-Id": "forged", "X-Mkfifo-Remote-Addr": "6.6.6.6", "X-Mkfifo-Hops": "99" };
+  const cases = [
+    ["/whoami/a/b?x=1&y=%20", {}, "GET", undefined, "/a/b", "x=1&y=%20", ""],
+    ["/%77hoami/c%2Fd?", {}, "POST", "small body", "/c%2Fd", "", "small body"],
+    ["/whoami/e", forged, "POST", "with forged headers", "/e", "", "with forged headers"],
+    ["/whoami", forged, "GET", undefined, "", "", ""],
+  ];
+  const ids = [];
+  for (const [path, headers, method, body, pathInfo, query, echoed] of cases) {
+    const r = await fetch(`${worker.base}${path}`, { method, headers, body });
+    assert.equal(r.status, 200, path);
+    const [seenPath, seenQuery, addr, id, seenBody] = (await r.text()).split("|");
+    assert.deepEqual([seenPath, seenQuery, seenBody], [pathInfo, query, echoed], path);
+    assert.match(addr, /^[0-9a-f.:]+$/, `${path}: REMOTE_ADDR ${addr}`);
+    assert.notEqual(addr, "6.6.6.6");
+    assert.match(id, /^[0-9a-f]{32}$/, path);
+    for (const name of Object.keys(forged)) assert.equal(r.headers.get(name), null, `${path}: ${name} in the answer`);
+    ids.push(id);
+  }
+  assert.equal(new Set(ids).size, ids.length, "each Request its own id");
+  const log = await getLog(worker.base, "whoami");
+  assert.deepEqual(log.map((e) => e.request_id).sort(), [...ids].sort());
+  assert.deepEqual(log.map((e) => e.path).sort(), ["/whoami", "/whoami/a/b", "/whoami/c%2Fd", "/whoami/e"]);
+  assert.ok(log.every((e) => !e.headers || !Object.keys(e.headers).some((k) => k.startsWith("x-mkfifo-"))));
+});
+
 test("a script that fails answers 500 and tells Errors-To", async () => {
   await putFifo(worker.base, "broken-script", `To: -\nErrors-To: ${dest.url}/report/script\n\necho nope >&2; exit 4\n`);
   const r = await fetch(`${worker.base}/broken-script/`, { method: "POST", body: "x" });

@@ -433,12 +433,6 @@ impl Fifo {
     }
 }
 
-fn header(req: &Request, name: &str) -> std::result::Result<String, Failure> {
-    req.headers()
-        .get(name)?
-        .ok_or_else(|| Failure::new(400, format!("missing {name}")))
-}
-
 /// 400 for an envelope that does not compile: `{"error": ...}`, with the `line` and
 /// `column` (from 1) of a syntax error, for the editor to point at.
 fn refused_envelope(e: &crate::error::Error) -> Result<Response> {

@@ -11,14 +11,14 @@ use super::answer::{self, BodyStream};
 use super::body;
 use super::deliver::to_fifo_now;
 use super::store::{DeliveryState, LogEntry, Outcome, Ran};
-use super::{header, Fifo, Limits};
+use super::{Fifo, Limits};
 use crate::conditional::{self, Conditions};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
 use crate::protocol;
 use crate::stream::Stdin;
-use crate::worker::host::{now_ms, WorkerHost, MAX_HOPS};
-use crate::worker::http::{headers_of, json, whole, Failure};
+use crate::worker::host::{new_request_id, now_ms, WorkerHost, MAX_HOPS};
+use crate::worker::http::{header_pairs, headers_of, json, path_and_query, whole, Failure};
 
 impl Fifo {
     /// A Request written into the FIFO, answered `304` where its conditions say so.
@@ -52,7 +52,8 @@ impl Fifo {
     async fn serve_request(&self, mut req: Request) -> Result<Response, Failure> {
         let started = now_ms();
         let store = self.store();
-        let name = header(&req, protocol::FIFO)?;
+        let to = addressed(&req)?;
+        let name = &to.name;
         let Some(row) = store.fifo()? else {
             drain(&mut req).await;
             let mut resp =
@@ -60,14 +61,14 @@ impl Fifo {
             resp.headers_mut().set(protocol::NO_FIFO, "1")?;
             return Ok(resp);
         };
-        if let Some(resp) = self.serve_streaming(&mut req, &name, &row, started).await? {
+        if let Some(resp) = self.serve_streaming(&mut req, &to, &row, started).await? {
             return Ok(resp);
         }
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
         let held = Limits::of(&self.env).held;
         let (body, _held_until_answered) = body::read_held(&self.gate, &mut req, held).await?;
-        let mut incoming = incoming(&req, &name, body)?;
+        let mut incoming = incoming(&req, &to, body)?;
         self.read_mail(&mut incoming);
         self.read_mail_again(&req, &mut incoming);
         let (mail_from, subject) = incoming
@@ -78,7 +79,7 @@ impl Fifo {
         let mut entry = LogEntry {
             mail_from,
             subject,
-            ..log_entry(&incoming, &name, started)
+            ..log_entry(&incoming, name, started)
         };
         let answer = self.answer(&store, &incoming, &row, &mut entry).await;
         let resp = match answer {
@@ -108,7 +109,7 @@ impl Fifo {
     async fn serve_streaming(
         &self,
         req: &mut Request,
-        name: &str,
+        to: &Addressed,
         row: &super::store::FifoRow,
         started: i64,
     ) -> Result<Option<Response>, Failure> {
@@ -141,10 +142,10 @@ impl Fifo {
             held = permit;
             (body.clone(), Stdin::bytes(body), None)
         };
-        let mut incoming = incoming(req, name, body)?;
+        let mut incoming = incoming(req, to, body)?;
         incoming.body_streams = seen.is_some();
         let store = self.store();
-        let mut entry = log_entry(&incoming, name, started);
+        let mut entry = log_entry(&incoming, &to.name, started);
         let fifo_vars = store.var_values()?;
         let selected = compiled.selectors.select(
             incoming.header("content-type"),
@@ -360,7 +361,7 @@ impl Fifo {
             // reply, so the bytes never enter WebAssembly.
             Destination::Url(url) if incoming.source == Source::Http => {
                 entry.outcome = Outcome::Passthrough;
-                passthrough(url, outgoing, errors_to)
+                passthrough(url, outgoing, errors_to, &incoming.request_id)
             }
             Destination::Url(url) => {
                 entry.outcome = Outcome::Relayed;
@@ -416,15 +417,17 @@ fn accepted(fifo: &str, request_id: &str) -> Result<Response, Failure> {
 }
 
 /// The answer that tells the entry module to make `outgoing` and stream its reply (and
-/// whom to tell if that fails).
+/// whom to tell if that fails, naming the Request).
 fn passthrough(
     url: &str,
     outgoing: Outgoing,
     errors_to: &[Destination],
+    request_id: &str,
 ) -> Result<Response, Failure> {
     let headers = Headers::new();
     headers.set(protocol::ACCEL_REDIRECT, url)?;
     if !errors_to.is_empty() {
+        headers.set(protocol::REQUEST_ID, request_id)?;
         let list =
             serde_json::to_string(errors_to).map_err(|e| Failure::new(500, e.to_string()))?;
         headers.set(protocol::ERRORS_TO, &list)?;
@@ -448,34 +451,81 @@ fn passthrough(
     Ok(resp.with_headers(headers))
 }
 
-/// The Request as the envelope sees it, from the entry module's request.
-fn incoming(req: &Request, name: &str, body: Vec<u8>) -> Result<Incoming, Failure> {
-    let url = req.url()?;
-    let path = url.path();
-    let prefix = format!("/{name}");
-    let path_info = path.strip_prefix(&prefix).unwrap_or(path).to_string();
-    let internal = |h: &str| req.headers().get(h).ok().flatten().unwrap_or_default();
-    let headers: Vec<(String, String)> = req
-        .headers()
-        .entries()
-        .filter(|(k, _)| !k.starts_with("x-mkfifo-"))
-        .collect();
-    let args = protocol::decode_args(&internal(protocol::ARGS)).unwrap_or_default();
+/// Which FIFO a Request is for, the rest of its path, and its query.
+struct Addressed {
+    name: String,
+    path_info: String,
+    query: String,
+}
+
+/// A Request made inside the Worker (a mail, another FIFO's) names its FIFO in the
+/// [`protocol::FIFO`] header. A client's Request comes as the client sent it (the entry
+/// module has checked the name and passes it on without a copy): its FIFO is the first
+/// segment of its path.
+fn addressed(req: &Request) -> Result<Addressed, Failure> {
+    let url = req.inner().url();
+    let (path, query) = path_and_query(&url);
+    let query = query.to_string();
+    if let Some(name) = req.headers().get(protocol::FIFO)? {
+        let path_info = path.strip_prefix(&format!("/{name}")).unwrap_or(path);
+        return Ok(Addressed {
+            path_info: path_info.to_string(),
+            name,
+            query,
+        });
+    }
+    let rest = path.strip_prefix('/').unwrap_or(path);
+    let segment = rest.split('/').next().unwrap_or_default();
+    Ok(Addressed {
+        name: percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned(),
+        path_info: rest[segment.len()..].to_string(),
+        query,
+    })
+}
+
+/// The Request as the envelope sees it; its internal headers set aside. A client's
+/// Request has none: it gets its id here, and its address from the platform's
+/// `CF-Connecting-IP`.
+fn incoming(req: &Request, to: &Addressed, body: Vec<u8>) -> Result<Incoming, Failure> {
+    let (mut internal, headers): (Vec<_>, Vec<_>) = header_pairs(req)
+        .into_iter()
+        .partition(|(name, _)| name.starts_with(protocol::INTERNAL_PREFIX));
+    let from_client = internal.is_empty();
+    let mut internal_value = |h: &str| {
+        let at = internal.iter().position(|(k, _)| k == h)?;
+        Some(std::mem::take(&mut internal[at].1))
+    };
+    let request_id = internal_value(protocol::REQUEST_ID).unwrap_or_else(new_request_id);
+    let remote_addr = match internal_value(protocol::REMOTE_ADDR) {
+        Some(addr) => addr,
+        None if from_client => headers
+            .iter()
+            .find(|(k, _)| k == "cf-connecting-ip")
+            .map_or_else(|| "127.0.0.1".to_string(), |(_, v)| v.clone()),
+        None => String::new(),
+    };
+    let args = internal_value(protocol::ARGS)
+        .and_then(|a| protocol::decode_args(&a))
+        .unwrap_or_default();
     Ok(Incoming {
-        fifo: name.to_string(),
-        request_id: internal(protocol::REQUEST_ID),
-        source: Source::parse(&internal(protocol::SOURCE)),
+        fifo: to.name.clone(),
+        request_id,
+        source: Source::parse(&internal_value(protocol::SOURCE).unwrap_or_default()),
         method: crate::worker::method::of(req),
-        path_info,
-        query: url.query().unwrap_or("").to_string(),
+        path_info: to.path_info.clone(),
+        query: to.query.clone(),
         headers,
         body,
         body_streams: false,
-        remote_addr: internal(protocol::REMOTE_ADDR),
+        remote_addr,
         args,
-        hops: internal(protocol::HOPS).parse().unwrap_or(0),
-        mail_from: internal(protocol::MAIL_FROM),
-        mail_to: internal(protocol::MAIL_TO),
+        hops: internal_value(protocol::HOPS)
+            .and_then(|h| h.parse().ok())
+            .unwrap_or(0),
+        mail_from: internal_value(protocol::MAIL_FROM).unwrap_or_default(),
+        mail_to: internal_value(protocol::MAIL_TO).unwrap_or_default(),
         mail: None,
         replay_of: String::new(),
     })
