@@ -10,8 +10,8 @@
 // Prints the Requests/s of the profiled run, then the functions with the most self time
 // (time in the function itself, not in what it calls), and the same summed by where the
 // code lives (the entry module, the wasm module, the runtime). PROFILE_LOG=1 also prints
-// the end of wrangler's output; PROFILE_DUMP=FILE writes the raw profile (DevTools' format). s3get: S3GET_BYTES sets the file's size (100 MiB); through
-// wrangler dev's local relay a 100 MiB answer takes 10 to 20 s, so a run of a few seconds
+// the end of wrangler's output; PROFILE_DUMP=FILE writes the raw profile (DevTools'
+// format). s3get: S3GET_BYTES sets the file's size (100 MiB); through wrangler dev's local relay a 100 MiB answer takes 10 to 20 s, so a run of a few seconds
 // holds too few Requests for a figure: a small file shows the same work in the object.
 import http from "node:http";
 import WebSocket from "ws";
