@@ -40,17 +40,14 @@ pub fn now_ms() -> i64 {
 
 /// Random bytes from Web Crypto, which the Workers runtime always has.
 pub fn random_bytes(buf: &mut [u8]) {
-    let array = js_sys::Uint8Array::new_with_length(buf.len() as u32);
-    let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).ok();
-    if let Some(crypto) = crypto {
-        let get = js_sys::Reflect::get(&crypto, &"getRandomValues".into()).ok();
-        if let Some(get) =
-            get.and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
-        {
-            let _ = get.call1(&crypto, &array);
-        }
-    }
-    array.copy_to(buf);
+    get_random_values(buf);
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// The runtime's cryptographic random numbers, written straight into `buf`.
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues)]
+    fn get_random_values(buf: &mut [u8]);
 }
 
 /// A new Request id: 32 random hex digits.

@@ -254,7 +254,7 @@ impl Fifo {
                 to,
                 reply_to,
             }) => {
-                let limit = super::Limits::of(&self.env).held;
+                let limit = self.settings.limits.held;
                 if outgoing.body.len() > limit {
                     let error = format!(
                         "the script's output to send on is {} bytes: at most {limit} are kept for delivery",

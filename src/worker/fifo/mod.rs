@@ -39,6 +39,7 @@ pub const MAX_BODY: usize = 32 * 1024 * 1024;
 pub const MAX_STREAMED_BODY: usize = 100 * 1024 * 1024;
 
 /// The body limits of this deployment: `MKFIFO_MAX_BODY` (bytes) lowers both.
+#[derive(Clone, Copy)]
 pub(super) struct Limits {
     pub streamed: usize,
     pub held: usize,
@@ -59,11 +60,31 @@ impl Limits {
     }
 }
 
+/// What the deployment's variables say, read once when the object starts (a reading costs
+/// several calls across to JavaScript, and new variables come with a new deployment,
+/// which starts new objects).
+struct Settings {
+    limits: Limits,
+    steps: u64,
+    faults: bool,
+}
+
+impl Settings {
+    fn of(env: &Env) -> Self {
+        Settings {
+            limits: Limits::of(env),
+            steps: super::steps(env),
+            faults: super::faults_allowed(env),
+        }
+    }
+}
+
 #[durable_object]
 pub struct Fifo {
     /// Shared with the store's listener, which tells the editors of each logged Request.
     state: Rc<State>,
     env: Env,
+    settings: Settings,
     /// The parsed envelope and the `updated_at` it was parsed at.
     envelope: RefCell<Option<(i64, Rc<Compiled>)>>,
     /// The shell, kept for its parse caches. It is taken out while a script runs: another
@@ -89,6 +110,7 @@ impl DurableObject for Fifo {
         super::install_panic_bridge();
         Fifo {
             state: Rc::new(state),
+            settings: Settings::of(&env),
             env,
             envelope: RefCell::new(None),
             shell: Rc::default(),
@@ -378,7 +400,7 @@ impl Fifo {
                 visible()?;
                 self.replay_failed(&store, &name, since).await
             }
-            FifoOp::Fault { .. } if super::faults_allowed(&self.env) => {
+            FifoOp::Fault { .. } if self.settings.faults => {
                 panic!("fault injected into FIFO {name}")
             }
             FifoOp::Fault { .. } => Err(Failure::new(404, "not found")),
@@ -425,7 +447,7 @@ impl Fifo {
             req,
             selected,
             &fifo_vars,
-            super::steps(&self.env),
+            self.settings.steps,
         )
         .await;
         self.shell.borrow_mut().replace(shell);

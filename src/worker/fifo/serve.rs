@@ -11,7 +11,7 @@ use super::answer::{self, BodyStream};
 use super::body;
 use super::deliver::to_fifo_now;
 use super::store::{DeliveryState, LogEntry, Outcome, Ran};
-use super::{Fifo, Limits};
+use super::Fifo;
 use crate::conditional::{self, Conditions};
 use crate::envelope::run::{self, Failure as RunFailure, Outgoing, Plan, Routed};
 use crate::envelope::{Destination, Incoming, Source};
@@ -66,7 +66,7 @@ impl Fifo {
         }
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
-        let held = Limits::of(&self.env).held;
+        let held = self.settings.limits.held;
         let (body, _held_until_answered) = body::read_held(&self.gate, &mut req, held).await?;
         let mut incoming = incoming(&req, &to, body)?;
         self.read_mail(&mut incoming);
@@ -131,13 +131,13 @@ impl Fifo {
             match req.inner().body() {
                 None => (Vec::new(), Stdin::default(), None),
                 Some(_) => {
-                    let limit = Limits::of(&self.env).streamed;
+                    let limit = self.settings.limits.streamed;
                     let (stream, seen) = BodyStream::new(req.stream()?, limit);
                     (Vec::new(), Stdin::outside(Box::new(stream)), Some(seen))
                 }
             }
         } else {
-            let held_limit = Limits::of(&self.env).held;
+            let held_limit = self.settings.limits.held;
             let (body, permit) = body::read_held(&self.gate, req, held_limit).await?;
             held = permit;
             (body.clone(), Stdin::bytes(body), None)
@@ -154,7 +154,7 @@ impl Fifo {
         );
         let host = WorkerHost::new(self.env.clone(), incoming.hops);
         let mut shell = self.shell.borrow_mut().take().unwrap_or_default();
-        let limit = crate::worker::steps(&self.env);
+        let limit = self.settings.steps;
         let planned = run::stream_answer(
             &mut shell, &host, envelope, &incoming, selected, &fifo_vars, limit,
         )
