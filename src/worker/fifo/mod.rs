@@ -94,6 +94,8 @@ pub struct Fifo {
     gate: crate::gate::Gate,
     /// What the store need not read again.
     remembered: Rc<Remembered>,
+    /// Whether an editor's live log may be open.
+    editors: Rc<live::Editors>,
     /// Since the object started, for `/_/stats`.
     counts: Counts,
 }
@@ -116,6 +118,7 @@ impl DurableObject for Fifo {
             shell: Rc::default(),
             gate: crate::gate::Gate::default(),
             remembered: Rc::default(),
+            editors: Rc::default(),
             counts: Counts::default(),
         }
     }
@@ -174,9 +177,10 @@ impl Fifo {
         let sql = self.state.storage().sql();
         let state = self.state.clone();
         let listened = sql.clone();
+        let editors = self.editors.clone();
         Store::telling(
             sql,
-            Rc::new(move |change| live::announce(&state, &listened, change)),
+            Rc::new(move |change| live::announce(&state, &listened, &editors, change)),
             self.remembered.clone(),
         )
     }
