@@ -78,6 +78,22 @@ test("a Request's FIFO, path, query, address and id, sent plainly, percent-encod
   assert.ok(log.every((e) => !e.headers || !Object.keys(e.headers).some((k) => k.startsWith("x-mkfifo-"))));
 });
 
+// The object may answer before it reads a body (a script that never reads its stdin); the
+// client's own stream can no longer be read once the answer has left, so the entry module
+// hands bodies on in a stream of their own, and reading the rest must fail nothing.
+test("a script that never reads the body answers every time, and the Worker logs no error", async () => {
+  await putFifo(worker.base, "deaf", "To: -\n\necho hi\n");
+  for (const bytes of [1, 13, 1000, 64 * 1024, 100 * 1024]) {
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${worker.base}/deaf/`, { method: "POST", body: "x".repeat(bytes) });
+      assert.equal(r.status, 200, `${bytes} bytes`);
+      assert.equal(await r.text(), "hi\n");
+    }
+  }
+  assert.equal((await getLog(worker.base, "deaf")).length, 25);
+  assert.doesNotMatch(worker.log(), /Can't read from request stream|Uncaught/);
+});
+
 test("a script that fails answers 500 and tells Errors-To", async () => {
   await putFifo(worker.base, "broken-script", `To: -\nErrors-To: ${dest.url}/report/script\n\necho nope >&2; exit 4\n`);
   const r = await fetch(`${worker.base}/broken-script/`, { method: "POST", body: "x" });
