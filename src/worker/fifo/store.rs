@@ -766,10 +766,13 @@ impl Store {
             ],
         )?;
         self.put_pieces(&owner, body)?;
+        // A row's whole length is `bytes` (0 in rows from before it was kept, whose body is
+        // whole): `length(body)` only where it is needed, for it costs a read of the value
+        // (max(bytes, length(body)) cost a 256 KiB Request 1.5 ms of CPU).
         self.sql.exec(
             "DELETE FROM bodies WHERE id IN (SELECT id FROM (SELECT id,
                 row_number() OVER (ORDER BY id DESC) AS n,
-                sum(max(bytes, length(body))) OVER (ORDER BY id DESC) AS total FROM bodies)
+                sum(CASE WHEN bytes > 0 THEN bytes ELSE length(body) END) OVER (ORDER BY id DESC) AS total FROM bodies)
              WHERE n > ? OR total > ?)",
             vec![KEPT_BODIES.into(), KEPT_BODY_BYTES.into()],
         )?;
