@@ -52,8 +52,8 @@ impl Fifo {
     async fn serve_request(&self, mut req: Request) -> Result<Response, Failure> {
         let started = now_ms();
         let store = self.store();
-        let to = addressed(&req)?;
-        let name = &to.name;
+        let arrival = Arrival::of(&req);
+        let name = &arrival.name;
         let Some(row) = store.fifo()? else {
             drain(&mut req).await;
             let mut resp =
@@ -61,14 +61,17 @@ impl Fifo {
             resp.headers_mut().set(protocol::NO_FIFO, "1")?;
             return Ok(resp);
         };
-        if let Some(resp) = self.serve_streaming(&mut req, &to, &row, started).await? {
+        if let Some(resp) = self
+            .serve_streaming(&mut req, &arrival, &row, started)
+            .await?
+        {
             return Ok(resp);
         }
         // The body is read before anything is answered: an answer sent while the caller is
         // still sending would cut the connection under it.
         let held = self.settings.limits.held;
         let (body, _held_until_answered) = body::read_held(&self.gate, &mut req, held).await?;
-        let mut incoming = incoming(&req, &to, body)?;
+        let mut incoming = incoming(&req, &arrival, body);
         self.read_mail(&mut incoming);
         self.read_mail_again(&req, &mut incoming);
         let (mail_from, subject) = incoming
@@ -109,19 +112,16 @@ impl Fifo {
     async fn serve_streaming(
         &self,
         req: &mut Request,
-        to: &Addressed,
+        arrival: &Arrival,
         row: &super::store::FifoRow,
         started: i64,
     ) -> Result<Option<Response>, Failure> {
         let compiled = self.compiled(row)?;
         let envelope = &compiled.envelope;
-        let source = Source::parse(&req.headers().get(protocol::SOURCE)?.unwrap_or_default());
-        let hops: u32 = req
-            .headers()
-            .get(protocol::HOPS)?
-            .and_then(|h| h.parse().ok())
-            .unwrap_or(0);
-        if source != Source::Http || hops > MAX_HOPS || !run::streams_answer(envelope) {
+        if arrival.source() != Source::Http
+            || arrival.hops() > MAX_HOPS
+            || !run::streams_answer(envelope)
+        {
             return Ok(None);
         }
         // A body held whole keeps its place in the gate while the answer is worked out
@@ -142,10 +142,10 @@ impl Fifo {
             held = permit;
             (body.clone(), Stdin::bytes(body), None)
         };
-        let mut incoming = incoming(req, to, body)?;
+        let mut incoming = incoming(req, arrival, body);
         incoming.body_streams = seen.is_some();
         let store = self.store();
-        let mut entry = log_entry(&incoming, &to.name, started);
+        let mut entry = log_entry(&incoming, &arrival.name, started);
         let fifo_vars = store.var_values()?;
         let selected = compiled.selectors.select(
             incoming.header("content-type"),
@@ -451,84 +451,104 @@ fn passthrough(
     Ok(resp.with_headers(headers))
 }
 
-/// Which FIFO a Request is for, the rest of its path, and its query.
-struct Addressed {
+/// A Request as it arrived: which FIFO it is for, the rest of its path, its query, and
+/// its headers (read in one call), the internal ones set apart.
+struct Arrival {
     name: String,
     path_info: String,
     query: String,
+    headers: Vec<(String, String)>,
+    internal: Vec<(String, String)>,
 }
 
-/// A Request made inside the Worker (a mail, another FIFO's) names its FIFO in the
-/// [`protocol::FIFO`] header. A client's Request comes as the client sent it (the entry
-/// module has checked the name and passes it on without a copy): its FIFO is the first
-/// segment of its path.
-fn addressed(req: &Request) -> Result<Addressed, Failure> {
-    let url = req.inner().url();
-    let (path, query) = path_and_query(&url);
-    let query = query.to_string();
-    if let Some(name) = req.headers().get(protocol::FIFO)? {
-        let path_info = path.strip_prefix(&format!("/{name}")).unwrap_or(path);
-        return Ok(Addressed {
-            path_info: path_info.to_string(),
-            name,
-            query,
-        });
+impl Arrival {
+    /// A Request made inside the Worker (a mail, another FIFO's) names its FIFO in the
+    /// [`protocol::FIFO`] header. A client's Request comes as the client sent it, without
+    /// internal headers (the entry module has checked the name): its FIFO is the first
+    /// segment of its path.
+    fn of(req: &Request) -> Self {
+        let url = req.inner().url();
+        let (path, query) = path_and_query(&url);
+        let (internal, headers): (Vec<_>, Vec<_>) = header_pairs(req)
+            .into_iter()
+            .partition(|(name, _)| name.starts_with(protocol::INTERNAL_PREFIX));
+        let mut arrival = Arrival {
+            name: String::new(),
+            path_info: String::new(),
+            query: query.to_string(),
+            headers,
+            internal,
+        };
+        if let Some(name) = arrival.internal(protocol::FIFO).map(str::to_string) {
+            arrival.path_info = path
+                .strip_prefix(&format!("/{name}"))
+                .unwrap_or(path)
+                .into();
+            arrival.name = name;
+        } else {
+            let rest = path.strip_prefix('/').unwrap_or(path);
+            let segment = rest.split('/').next().unwrap_or_default();
+            arrival.name = percent_encoding::percent_decode_str(segment)
+                .decode_utf8_lossy()
+                .into_owned();
+            arrival.path_info = rest[segment.len()..].to_string();
+        }
+        arrival
     }
-    let rest = path.strip_prefix('/').unwrap_or(path);
-    let segment = rest.split('/').next().unwrap_or_default();
-    Ok(Addressed {
-        name: percent_encoding::percent_decode_str(segment)
-            .decode_utf8_lossy()
-            .into_owned(),
-        path_info: rest[segment.len()..].to_string(),
-        query,
-    })
+
+    fn internal(&self, name: &str) -> Option<&str> {
+        self.internal
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn source(&self) -> Source {
+        Source::parse(self.internal(protocol::SOURCE).unwrap_or_default())
+    }
+
+    fn hops(&self) -> u32 {
+        self.internal(protocol::HOPS)
+            .and_then(|h| h.parse().ok())
+            .unwrap_or(0)
+    }
 }
 
-/// The Request as the envelope sees it; its internal headers set aside. A client's
-/// Request has none: it gets its id here, and its address from the platform's
-/// `CF-Connecting-IP`.
-fn incoming(req: &Request, to: &Addressed, body: Vec<u8>) -> Result<Incoming, Failure> {
-    let (mut internal, headers): (Vec<_>, Vec<_>) = header_pairs(req)
-        .into_iter()
-        .partition(|(name, _)| name.starts_with(protocol::INTERNAL_PREFIX));
-    let from_client = internal.is_empty();
-    let mut internal_value = |h: &str| {
-        let at = internal.iter().position(|(k, _)| k == h)?;
-        Some(std::mem::take(&mut internal[at].1))
-    };
-    let request_id = internal_value(protocol::REQUEST_ID).unwrap_or_else(new_request_id);
-    let remote_addr = match internal_value(protocol::REMOTE_ADDR) {
-        Some(addr) => addr,
-        None if from_client => headers
+/// The Request as the envelope sees it. A client's Request (no internal headers) gets its
+/// id here, and its address from the platform's `CF-Connecting-IP`.
+fn incoming(req: &Request, arrival: &Arrival, body: Vec<u8>) -> Incoming {
+    let from_client = arrival.internal.is_empty();
+    let internal = |h: &str| arrival.internal(h).unwrap_or_default().to_string();
+    let request_id = arrival
+        .internal(protocol::REQUEST_ID)
+        .map_or_else(new_request_id, str::to_string);
+    let remote_addr = match arrival.internal(protocol::REMOTE_ADDR) {
+        Some(addr) => addr.to_string(),
+        None if from_client => arrival
+            .headers
             .iter()
             .find(|(k, _)| k == "cf-connecting-ip")
             .map_or_else(|| "127.0.0.1".to_string(), |(_, v)| v.clone()),
         None => String::new(),
     };
-    let args = internal_value(protocol::ARGS)
-        .and_then(|a| protocol::decode_args(&a))
-        .unwrap_or_default();
-    Ok(Incoming {
-        fifo: to.name.clone(),
+    Incoming {
+        fifo: arrival.name.clone(),
         request_id,
-        source: Source::parse(&internal_value(protocol::SOURCE).unwrap_or_default()),
+        source: arrival.source(),
         method: crate::worker::method::of(req),
-        path_info: to.path_info.clone(),
-        query: to.query.clone(),
-        headers,
+        path_info: arrival.path_info.clone(),
+        query: arrival.query.clone(),
+        headers: arrival.headers.clone(),
         body,
         body_streams: false,
         remote_addr,
-        args,
-        hops: internal_value(protocol::HOPS)
-            .and_then(|h| h.parse().ok())
-            .unwrap_or(0),
-        mail_from: internal_value(protocol::MAIL_FROM).unwrap_or_default(),
-        mail_to: internal_value(protocol::MAIL_TO).unwrap_or_default(),
+        args: protocol::decode_args(&internal(protocol::ARGS)).unwrap_or_default(),
+        hops: arrival.hops(),
+        mail_from: internal(protocol::MAIL_FROM),
+        mail_to: internal(protocol::MAIL_TO),
         mail: None,
         replay_of: String::new(),
-    })
+    }
 }
 
 impl From<RunFailure> for Failure {
